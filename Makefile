@@ -1,0 +1,56 @@
+# The two commands a newcomer needs: `make run` and `make test`.
+PYTHON ?= python3
+VENV := .venv
+PY := $(VENV)/bin/python
+STAMP := $(VENV)/.installed
+DEV_STAMP := $(VENV)/.installed-dev
+PORT ?= 8501
+
+.PHONY: run test lint format data tokenizer train export bench browser-deps clean
+
+$(STAMP): requirements.txt
+	$(PYTHON) -m venv $(VENV)
+	$(PY) -m pip install --quiet --upgrade pip
+	$(PY) -m pip install --quiet -r requirements.txt
+	touch $@
+
+$(DEV_STAMP): $(STAMP) requirements-dev.txt
+	$(PY) -m pip install --quiet -r requirements-dev.txt
+	touch $@
+
+run: $(STAMP)  ## start the app on the shipped model
+	$(PY) -m streamlit run app.py --server.port $(PORT) --server.headless true --browser.gatherUsageStats false
+
+browser-deps:  ## Debian's Chromium for the real-browser tests (Playwright drives it, never downloads one)
+	@command -v chromium >/dev/null 2>&1 || { \
+	  if [ "$$(id -u)" = 0 ]; then apt-get update -qq && apt-get install -y -qq chromium >/dev/null; \
+	  else sudo apt-get update -qq && sudo apt-get install -y -qq chromium >/dev/null; fi; }
+
+test: $(DEV_STAMP) browser-deps  ## install everything and run the tests
+	$(PY) -m ruff check .
+	$(PY) -m pytest -q
+
+lint: $(DEV_STAMP)
+	$(PY) -m ruff check .
+
+format: $(DEV_STAMP)
+	$(PY) -m ruff format .
+
+data: $(STAMP)  ## build the EN-DE corpus from Debian packages and train the tokenizer
+	$(PY) -m transformer.corpus.build --out data/corpus
+	$(PY) -m transformer.tokenizer --corpus data/corpus --out data/spm --vocab-size 8000
+
+train: $(STAMP)  ## continue training from the shipped weights (see pretrained/MODEL_CARD.md)
+	@test -f data/spm/spm.model || $(MAKE) data
+	$(PY) -m transformer.train --out runs/base --resume || \
+	  $(PY) -m transformer.train --out runs/base --init pretrained --spm pretrained/spm.model
+
+export: $(STAMP)
+	$(PY) -m transformer.train --out runs/base --export pretrained
+
+bench: $(DEV_STAMP)
+	$(PY) bench/forward.py
+	$(PY) bench/app.py
+
+clean:
+	rm -rf $(VENV) .pytest_cache .ruff_cache

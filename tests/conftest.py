@@ -1,0 +1,33 @@
+"""Shared fixtures: a tiny seeded model small enough for every test to run in milliseconds."""
+
+from __future__ import annotations
+
+import pytest
+import torch
+
+from transformer import Transformer, TransformerConfig
+
+
+@pytest.fixture
+def tiny_config() -> TransformerConfig:
+    return TransformerConfig(
+        vocab_size=50, d_model=16, n_heads=2, d_ff=32, n_layers=2, dropout=0.0, max_len=64
+    )
+
+
+@pytest.fixture
+def tiny_model(tiny_config) -> Transformer:
+    torch.manual_seed(0)
+    return Transformer(tiny_config).eval()
+
+
+@pytest.fixture
+def batch(tiny_config):
+    """A source batch with padding in row 1 and a target batch with padding in row 0."""
+    g = torch.Generator().manual_seed(1)
+    src = torch.randint(4, tiny_config.vocab_size, (2, 7), generator=g)
+    tgt = torch.randint(4, tiny_config.vocab_size, (2, 5), generator=g)
+    src[1, 5:] = tiny_config.pad_id
+    tgt[0, 4:] = tiny_config.pad_id
+    tgt[:, 0] = tiny_config.bos_id
+    return src, tgt

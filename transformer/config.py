@@ -1,0 +1,70 @@
+"""Model configuration: the hyper-parameters of "Attention Is All You Need", §3 and Table 3.
+
+The defaults are the paper's base model (d_model=512, h=8, d_ff=2048, N=6, dropout 0.1). The shipped
+model keeps N=6 and h=8 and only shrinks d_model/d_ff, so the app can show "layer 5 of 6" with 8 heads
+exactly as in the paper's figures.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+from dataclasses import dataclass
+from pathlib import Path
+
+
+@dataclass(frozen=True)
+class TransformerConfig:
+    """Hyper-parameters of the encoder-decoder. Frozen: one config per set of weights."""
+
+    vocab_size: int = 37000  # joint source/target vocabulary (paper: ~37k BPE tokens for EN-DE)
+    d_model: int = 512
+    n_heads: int = 8
+    d_ff: int = 2048
+    n_layers: int = 6  # N, for the encoder and the decoder alike
+    dropout: float = 0.1  # P_drop
+    max_len: int = 256  # longest sequence the positional-encoding table covers
+    pad_id: int = 0
+    unk_id: int = 1
+    bos_id: int = 2
+    eos_id: int = 3
+
+    def __post_init__(self) -> None:
+        for name in ("vocab_size", "d_model", "n_heads", "d_ff", "n_layers", "max_len"):
+            value = getattr(self, name)
+            if not isinstance(value, int) or isinstance(value, bool) or value < 1:
+                raise ValueError(f"config.{name} must be a positive integer, got {value!r}")
+        if self.d_model % self.n_heads:
+            raise ValueError(
+                f"d_model={self.d_model} must be divisible by n_heads={self.n_heads} (d_k = d_model / h)"
+            )
+        if self.d_model % 2:
+            raise ValueError(f"d_model={self.d_model} must be even (sin/cos pairs in the encoding)")
+        if not 0.0 <= self.dropout < 1.0:
+            raise ValueError(f"config.dropout must be in [0, 1), got {self.dropout!r}")
+        special = (self.pad_id, self.unk_id, self.bos_id, self.eos_id)
+        if len(set(special)) != 4 or not all(0 <= i < self.vocab_size for i in special):
+            raise ValueError(f"special ids {special} must be distinct and inside the vocabulary")
+
+    @property
+    def d_k(self) -> int:
+        """Width of one head's queries, keys and values (d_k = d_v = d_model / h)."""
+        return self.d_model // self.n_heads
+
+    def to_dict(self) -> dict:
+        return dataclasses.asdict(self)
+
+    @classmethod
+    def from_dict(cls, values: dict) -> TransformerConfig:
+        known = {f.name for f in dataclasses.fields(cls)}
+        unknown = set(values) - known
+        if unknown:
+            raise ValueError(f"unknown config keys: {sorted(unknown)}")
+        return cls(**values)
+
+    def save(self, path: str | Path) -> None:
+        Path(path).write_text(json.dumps(self.to_dict(), indent=2) + "\n", encoding="utf-8")
+
+    @classmethod
+    def load(cls, path: str | Path) -> TransformerConfig:
+        return cls.from_dict(json.loads(Path(path).read_text(encoding="utf-8")))

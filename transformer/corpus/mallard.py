@@ -1,0 +1,65 @@
+"""GNOME user docs (``gnome-user-docs``, CC-BY-SA-3.0): Mallard ``.page`` files in C and de.
+
+The German pages are generated from the English ones (itstool), so the translatable blocks
+(``<p>``, ``<title>``, ``<desc>``) appear in the same order. Where a page pair has the same number
+of blocks, block n of one translates block n of the other; other pages are skipped.
+"""
+
+from __future__ import annotations
+
+import xml.etree.ElementTree as ET
+from pathlib import Path
+
+from transformer.corpus.text import Pair, align_paragraph
+
+_NS = "{http://projectmallard.org/1.0/}"
+_BLOCKS = {_NS + "p", _NS + "title", _NS + "desc"}
+# An empty <link xref="…"/> is filled with the target's title at render time; its text is
+# missing here, so a block holding one would be a broken sentence.
+_LINK = _NS + "link"
+
+
+def blocks(xml: str) -> list[str | None]:
+    """Text of each translatable block in document order; None for blocks with a missing link text.
+
+    Blocks nested inside another block (a ``<title>`` inside a ``<p>`` cannot happen, but a
+    ``<p>`` inside a ``<note>`` can) are listed once each, never merged into their parent.
+    """
+    root = ET.fromstring(xml)
+    out: list[str | None] = []
+    for element in root.iter():
+        if element.tag not in _BLOCKS:
+            continue
+        empty_link = any(
+            child.tag == _LINK and not "".join(child.itertext()).strip() for child in element.iter(_LINK)
+        )
+        out.append(None if empty_link else "".join(element.itertext()))
+    return out
+
+
+def align_pages(en_xml: str, de_xml: str) -> list[Pair]:
+    """Sentence pairs of one page, or [] when the two pages differ in structure."""
+    en_blocks, de_blocks = blocks(en_xml), blocks(de_xml)
+    if len(en_blocks) != len(de_blocks):
+        return []
+    pairs: list[Pair] = []
+    for en, de in zip(en_blocks, de_blocks):
+        if en is not None and de is not None:
+            pairs.extend(align_paragraph(en, de))
+    return pairs
+
+
+def parse_tree(help_root: Path) -> list[Pair]:
+    """Pairs of every ``C/<doc>/*.page`` with a ``de/<doc>/*.page`` twin, deduplicated."""
+    en_root, de_root = help_root / "C", help_root / "de"
+    pairs: dict[Pair, None] = {}
+    for en_path in sorted(en_root.rglob("*.page")):
+        de_path = de_root / en_path.relative_to(en_root)
+        if not de_path.is_file():
+            continue
+        try:
+            page_pairs = align_pages(en_path.read_text(encoding="utf-8"), de_path.read_text(encoding="utf-8"))
+        except ET.ParseError:  # a malformed translation only costs that page
+            continue
+        pairs.update(dict.fromkeys(page_pairs))
+    return list(pairs)

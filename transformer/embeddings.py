@@ -1,0 +1,64 @@
+"""Token embeddings and sinusoidal positional encoding (paper §3.4 and §3.5).
+
+    Embedding(x) = E[x] · √d_model          (E shared with the output projection, §3.4)
+    PE(pos, 2i)   = sin(pos / 10000^(2i / d_model))
+    PE(pos, 2i+1) = cos(pos / 10000^(2i / d_model))
+
+Shapes: B batch, T positions, D = d_model, V vocabulary.
+"""
+
+from __future__ import annotations
+
+import math
+
+import torch
+from torch import nn
+
+from transformer.hooks import HookPoint
+
+
+def sinusoidal_encoding(max_len: int, d_model: int) -> torch.Tensor:
+    """The PE table, (max_len, D): sin on even dimensions, cos on odd ones, wavelengths 2π..10000·2π."""
+    pos = torch.arange(max_len, dtype=torch.float64)[:, None]  # (T, 1)
+    two_i = torch.arange(0, d_model, 2, dtype=torch.float64)  # (D/2,)
+    angle = pos / torch.pow(10000.0, two_i / d_model)  # (T, D/2)
+    pe = torch.empty(max_len, d_model, dtype=torch.float64)
+    pe[:, 0::2] = torch.sin(angle)
+    pe[:, 1::2] = torch.cos(angle)
+    return pe.float()
+
+
+class Embeddings(nn.Module):
+    """Look up token vectors and scale them by √d_model."""
+
+    def __init__(self, vocab_size: int, d_model: int) -> None:
+        super().__init__()
+        self.d_model = d_model
+        self.lut = nn.Embedding(vocab_size, d_model)
+        self.hook_tokens = HookPoint()  # (B, T) token ids
+        self.hook_embed = HookPoint()  # (B, T, D) raw rows of E
+        self.hook_scaled = HookPoint()  # (B, T, D) rows × √d_model
+
+    def forward(self, ids: torch.Tensor) -> torch.Tensor:
+        ids = self.hook_tokens(ids)
+        embed = self.hook_embed(self.lut(ids))  # (B, T, D)
+        return self.hook_scaled(embed * math.sqrt(self.d_model))  # (B, T, D)
+
+
+class PositionalEncoding(nn.Module):
+    """Add the fixed sinusoidal position signal, then dropout (§5.4: on the sums)."""
+
+    def __init__(self, d_model: int, max_len: int, dropout: float) -> None:
+        super().__init__()
+        # Not learned and not saved: rebuilt from the formula, so weights files stay small.
+        self.register_buffer("pe", sinusoidal_encoding(max_len, d_model), persistent=False)
+        self.dropout = nn.Dropout(dropout)
+        self.hook_pe = HookPoint()  # (1, T, D)
+        self.hook_sum = HookPoint()  # (B, T, D) embeddings + PE, before dropout
+
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
+        t = x.size(1)
+        if t > self.pe.size(0):
+            raise ValueError(f"sequence of {t} positions exceeds max_len={self.pe.size(0)}")
+        pe = self.hook_pe(self.pe[None, :t])  # (1, T, D)
+        return self.dropout(self.hook_sum(x + pe))  # (B, T, D)

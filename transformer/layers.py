@@ -1,0 +1,89 @@
+"""Encoder and decoder layers (paper §3.1, §3.3, Figure 1).
+
+Every sub-layer is wrapped post-norm, as in the paper: LayerNorm(x + Dropout(Sublayer(x))).
+
+    FFN(x) = max(0, x W_1 + b_1) W_2 + b_2
+
+Shapes: B batch, S source positions, T target positions, D = d_model, F = d_ff.
+"""
+
+from __future__ import annotations
+
+import torch
+from torch import nn
+
+from transformer.attention import MultiHeadAttention
+from transformer.hooks import HookPoint
+
+
+class FeedForward(nn.Module):
+    """Position-wise two-layer network with a ReLU between."""
+
+    def __init__(self, d_model: int, d_ff: int) -> None:
+        super().__init__()
+        self.w_1 = nn.Linear(d_model, d_ff)
+        self.w_2 = nn.Linear(d_ff, d_model)
+        self.hook_hidden = HookPoint()  # (B, T, F) after the ReLU
+        self.hook_out = HookPoint()  # (B, T, D)
+
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
+        hidden = self.hook_hidden(torch.relu(self.w_1(x)))  # (B, T, F)
+        return self.hook_out(self.w_2(hidden))  # (B, T, D)
+
+
+class EncoderLayer(nn.Module):
+    """Self-attention, then the feed-forward network; each in a residual + LayerNorm wrapper."""
+
+    def __init__(self, d_model: int, n_heads: int, d_ff: int, dropout: float) -> None:
+        super().__init__()
+        self.self_attn = MultiHeadAttention(d_model, n_heads)
+        self.ffn = FeedForward(d_model, d_ff)
+        self.norm1 = nn.LayerNorm(d_model)
+        self.norm2 = nn.LayerNorm(d_model)
+        self.dropout = nn.Dropout(dropout)
+        self.hook_resid_attn = HookPoint()  # (B, S, D) x + attention, before norm1
+        self.hook_norm1 = HookPoint()  # (B, S, D)
+        self.hook_resid_ffn = HookPoint()  # (B, S, D) x + FFN, before norm2
+        self.hook_norm2 = HookPoint()  # (B, S, D) the layer's output
+
+    def forward(self, x: torch.Tensor, src_allowed: torch.Tensor) -> torch.Tensor:
+        attn = self.self_attn(x, x, src_allowed)  # (B, S, D)
+        x = self.hook_norm1(self.norm1(self.hook_resid_attn(x + self.dropout(attn))))
+        ffn = self.ffn(x)  # (B, S, D)
+        return self.hook_norm2(self.norm2(self.hook_resid_ffn(x + self.dropout(ffn))))
+
+
+class DecoderLayer(nn.Module):
+    """Masked self-attention, encoder-decoder (cross) attention, then the feed-forward network."""
+
+    def __init__(self, d_model: int, n_heads: int, d_ff: int, dropout: float) -> None:
+        super().__init__()
+        self.self_attn = MultiHeadAttention(d_model, n_heads)
+        self.cross_attn = MultiHeadAttention(d_model, n_heads)
+        self.ffn = FeedForward(d_model, d_ff)
+        self.norm1 = nn.LayerNorm(d_model)
+        self.norm2 = nn.LayerNorm(d_model)
+        self.norm3 = nn.LayerNorm(d_model)
+        self.dropout = nn.Dropout(dropout)
+        self.hook_resid_self = HookPoint()  # (B, T, D) x + masked self-attention
+        self.hook_norm1 = HookPoint()
+        self.hook_resid_cross = HookPoint()  # (B, T, D) x + cross-attention
+        self.hook_norm2 = HookPoint()
+        self.hook_resid_ffn = HookPoint()  # (B, T, D) x + FFN
+        self.hook_norm3 = HookPoint()  # (B, T, D) the layer's output
+
+    def forward(
+        self,
+        x: torch.Tensor,
+        memory: torch.Tensor,
+        tgt_allowed: torch.Tensor,
+        src_allowed: torch.Tensor,
+    ) -> torch.Tensor:
+        """x: (B, T, D) target side; memory: (B, S, D) encoder output. Returns (B, T, D)."""
+        attn = self.self_attn(x, x, tgt_allowed)  # (B, T, D)
+        x = self.hook_norm1(self.norm1(self.hook_resid_self(x + self.dropout(attn))))
+        # Queries from the decoder, keys and values from the encoder output (§3.2.3).
+        cross = self.cross_attn(x, memory, src_allowed)  # (B, T, D)
+        x = self.hook_norm2(self.norm2(self.hook_resid_cross(x + self.dropout(cross))))
+        ffn = self.ffn(x)  # (B, T, D)
+        return self.hook_norm3(self.norm3(self.hook_resid_ffn(x + self.dropout(ffn))))

@@ -1,0 +1,123 @@
+"""The encoder-decoder Transformer of "Attention Is All You Need" (paper §3, Figure 1).
+
+Source and target share one vocabulary, so one matrix E serves as source embedding, target
+embedding and (transposed) pre-softmax projection (§3.4).
+
+Shapes: B batch, S source positions, T target positions, D = d_model, V vocabulary.
+"""
+
+from __future__ import annotations
+
+import torch
+from torch import nn
+
+from transformer import hooks, masks
+from transformer.config import TransformerConfig
+from transformer.embeddings import Embeddings, PositionalEncoding
+from transformer.hooks import HookPoint
+from transformer.layers import DecoderLayer, EncoderLayer
+
+
+class Encoder(nn.Module):
+    """A stack of N identical encoder layers (no final LayerNorm: each layer already ends in one)."""
+
+    def __init__(self, config: TransformerConfig) -> None:
+        super().__init__()
+        self.layers = nn.ModuleList(
+            EncoderLayer(config.d_model, config.n_heads, config.d_ff, config.dropout)
+            for _ in range(config.n_layers)
+        )
+
+    def forward(self, x: torch.Tensor, src_allowed: torch.Tensor) -> torch.Tensor:
+        for layer in self.layers:
+            x = layer(x, src_allowed)  # (B, S, D)
+        return x
+
+
+class Decoder(nn.Module):
+    """A stack of N identical decoder layers."""
+
+    def __init__(self, config: TransformerConfig) -> None:
+        super().__init__()
+        self.layers = nn.ModuleList(
+            DecoderLayer(config.d_model, config.n_heads, config.d_ff, config.dropout)
+            for _ in range(config.n_layers)
+        )
+
+    def forward(
+        self,
+        x: torch.Tensor,
+        memory: torch.Tensor,
+        tgt_allowed: torch.Tensor,
+        src_allowed: torch.Tensor,
+    ) -> torch.Tensor:
+        for layer in self.layers:
+            x = layer(x, memory, tgt_allowed, src_allowed)  # (B, T, D)
+        return x
+
+
+class Generator(nn.Module):
+    """Pre-softmax linear projection onto the vocabulary, its weight tied to the embeddings."""
+
+    def __init__(self, embedding_weight: nn.Parameter) -> None:
+        super().__init__()
+        self.weight = embedding_weight  # (V, D), the very same Parameter as the embeddings
+        self.hook_logits = HookPoint()  # (B, T, V)
+        self.hook_probs = HookPoint()  # (B, T, V)
+
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
+        logits = self.hook_logits(x @ self.weight.t())  # (B, T, V)
+        if hooks.active():
+            self.hook_probs(logits.softmax(dim=-1))  # only computed when someone is looking
+        return logits
+
+
+class Transformer(nn.Module):
+    """Encoder-decoder with shared embeddings; `forward` returns next-token logits."""
+
+    def __init__(self, config: TransformerConfig) -> None:
+        super().__init__()
+        self.config = config
+        self.src_embed = Embeddings(config.vocab_size, config.d_model)
+        self.tgt_embed = Embeddings(config.vocab_size, config.d_model)
+        self.tgt_embed.lut.weight = self.src_embed.lut.weight  # one matrix, three uses (§3.4)
+        self.src_pos_enc = PositionalEncoding(config.d_model, config.max_len, config.dropout)
+        self.tgt_pos_enc = PositionalEncoding(config.d_model, config.max_len, config.dropout)
+        self.encoder = Encoder(config)
+        self.decoder = Decoder(config)
+        self.generator = Generator(self.src_embed.lut.weight)
+        self._reset_parameters()
+        self.hook_names = hooks.name_hook_points(self)
+
+    def _reset_parameters(self) -> None:
+        # The paper does not specify initialisation. Xavier for projections; embeddings with
+        # std d_model^-0.5 so that after the ×√d_model scaling they have unit size, like the PE.
+        for name, p in self.named_parameters():
+            if p.dim() > 1 and "lut" not in name:
+                nn.init.xavier_uniform_(p)
+        nn.init.normal_(self.src_embed.lut.weight, mean=0.0, std=self.config.d_model**-0.5)
+
+    @property
+    def device(self) -> torch.device:
+        return self.src_embed.lut.weight.device
+
+    def src_allowed(self, src: torch.Tensor) -> torch.Tensor:
+        return masks.padding_mask(src, self.config.pad_id)  # (B, 1, 1, S)
+
+    def encode(self, src: torch.Tensor, src_allowed: torch.Tensor | None = None) -> torch.Tensor:
+        """src: (B, S) ids -> memory: (B, S, D)."""
+        if src_allowed is None:
+            src_allowed = self.src_allowed(src)
+        x = self.src_pos_enc(self.src_embed(src))  # (B, S, D)
+        return self.encoder(x, src_allowed)
+
+    def decode(self, tgt: torch.Tensor, memory: torch.Tensor, src_allowed: torch.Tensor) -> torch.Tensor:
+        """tgt: (B, T) ids (starting with BOS), memory: (B, S, D) -> logits (B, T, V)."""
+        tgt_allowed = masks.target_mask(tgt, self.config.pad_id)  # (B, 1, T, T)
+        y = self.tgt_pos_enc(self.tgt_embed(tgt))  # (B, T, D)
+        return self.generator(self.decoder(y, memory, tgt_allowed, src_allowed))
+
+    def forward(self, src: torch.Tensor, tgt: torch.Tensor) -> torch.Tensor:
+        """src: (B, S), tgt: (B, T) -> logits (B, T, V) for the token after each target position."""
+        src_allowed = self.src_allowed(src)
+        return self.decode(tgt, self.encode(src, src_allowed), src_allowed)

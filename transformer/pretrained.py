@@ -1,0 +1,132 @@
+"""Saving and loading a model directory: `config.json`, `model.safetensors`, `spm.model`.
+
+Weights are stored with safetensors (never pickle). The three uses of the shared embedding matrix
+are stored once, under `src_embed.lut.weight`. Every problem with a file raises `PretrainedError`,
+whose message names the file and how to restore it.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from dataclasses import dataclass
+from pathlib import Path
+
+import torch
+from safetensors import SafetensorError
+from safetensors.torch import load_file, save_file
+
+from transformer.config import TransformerConfig
+from transformer.model import Transformer
+
+CONFIG_FILE = "config.json"
+WEIGHTS_FILE = "model.safetensors"
+TOKENIZER_FILE = "spm.model"
+RESTORE_HINT = (
+    "restore the shipped files with `git checkout -- pretrained/` "
+    "or retrain them with `make train` (see pretrained/MODEL_CARD.md)"
+)
+# Names under which the shared embedding matrix appears besides its stored name.
+TIED_ALIASES = ("tgt_embed.lut.weight", "generator.weight")
+
+
+class PretrainedError(RuntimeError):
+    """A model directory is missing a file, or a file is unreadable or does not fit the model."""
+
+    def __init__(self, path: Path, problem: str) -> None:
+        self.path = Path(path)
+        super().__init__(f"{path}: {problem}. To fix it, {RESTORE_HINT}.")
+
+
+@dataclass(frozen=True)
+class LoadedModel:
+    """A ready model in eval mode, its tokenizer, and an id that changes with the weights."""
+
+    model: Transformer
+    tokenizer: object  # transformer.tokenizer.Tokenizer (imported lazily: sentencepiece optional)
+    model_id: str
+
+
+def file_sha256(path: str | Path) -> str:
+    digest = hashlib.sha256()
+    with open(path, "rb") as f:
+        for chunk in iter(lambda: f.read(1 << 20), b""):
+            digest.update(chunk)
+    return digest.hexdigest()
+
+
+def weights_state(model: Transformer) -> dict[str, torch.Tensor]:
+    """The state dict with the tied embedding stored once, contiguous, on CPU."""
+    state = model.state_dict()
+    return {k: v.detach().cpu().contiguous() for k, v in state.items() if k not in TIED_ALIASES}
+
+
+def save_model(model: Transformer, directory: str | Path, tokenizer_file: str | Path | None = None):
+    """Write config.json and model.safetensors (and copy the SentencePiece model if given)."""
+    directory = Path(directory)
+    directory.mkdir(parents=True, exist_ok=True)
+    model.config.save(directory / CONFIG_FILE)
+    save_file(weights_state(model), str(directory / WEIGHTS_FILE))
+    if tokenizer_file is not None:
+        data = Path(tokenizer_file).read_bytes()
+        (directory / TOKENIZER_FILE).write_bytes(data)
+
+
+def load_config(directory: str | Path) -> TransformerConfig:
+    path = Path(directory) / CONFIG_FILE
+    if not path.is_file():
+        raise PretrainedError(path, "file is missing")
+    try:
+        return TransformerConfig.from_dict(json.loads(path.read_text(encoding="utf-8")))
+    except (ValueError, TypeError, UnicodeDecodeError) as err:
+        raise PretrainedError(path, f"not a valid model config ({err})") from err
+
+
+def load_weights(model: Transformer, path: str | Path) -> None:
+    """Load safetensors weights into `model`, checking every name and shape first."""
+    path = Path(path)
+    if not path.is_file():
+        raise PretrainedError(path, "file is missing")
+    try:
+        state = load_file(str(path))
+    except (SafetensorError, OSError, ValueError) as err:
+        raise PretrainedError(path, f"file is truncated or corrupt ({err})") from err
+    expected = weights_state(model)
+    missing = sorted(set(expected) - set(state))
+    unexpected = sorted(set(state) - set(expected))
+    if missing or unexpected:
+        raise PretrainedError(
+            path, f"weights do not match config.json (missing {missing[:3]}, unexpected {unexpected[:3]})"
+        )
+    for name, tensor in state.items():
+        if tensor.shape != expected[name].shape:
+            raise PretrainedError(
+                path,
+                f"{name} has shape {tuple(tensor.shape)}, config.json expects {tuple(expected[name].shape)}",
+            )
+        if tensor.is_floating_point() and not torch.isfinite(tensor).all():
+            raise PretrainedError(path, f"{name} contains NaN or infinite values")
+    model.load_state_dict(state, strict=False)  # the tied aliases share the loaded matrix
+
+
+def load_pretrained(directory: str | Path, device: str | torch.device = "cpu") -> LoadedModel:
+    """Build the model from `directory` on `device`, in eval mode, with its tokenizer."""
+    from transformer.tokenizer import Tokenizer
+
+    directory = Path(directory)
+    config = load_config(directory)
+    model = Transformer(config)
+    weights = directory / WEIGHTS_FILE
+    load_weights(model, weights)
+    spm_path = directory / TOKENIZER_FILE
+    try:
+        tokenizer = Tokenizer.load(spm_path)
+    except (OSError, ValueError, RuntimeError) as err:
+        raise PretrainedError(spm_path, f"tokenizer cannot be loaded ({err})") from err
+    if tokenizer.vocab_size != config.vocab_size:
+        raise PretrainedError(
+            spm_path,
+            f"tokenizer has {tokenizer.vocab_size} pieces but config.json says {config.vocab_size}",
+        )
+    model.to(device).eval()
+    return LoadedModel(model, tokenizer, file_sha256(weights)[:16])
