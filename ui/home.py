@@ -1,0 +1,42 @@
+"""Home page pieces: the translation panel and the architecture map."""
+
+from __future__ import annotations
+
+import streamlit as st
+
+from ui.layout import Page
+
+# (Figure 1 part, page file, what the page shows)
+ARCHITECTURE = [
+    ("Input embedding", "pages/1_Tokens_and_embeddings.py", "pieces, ids, embedding rows, ×√d_model"),
+    ("Positional encoding", "pages/2_Positional_encoding.py", "sin/cos signals added to each position"),
+    ("Scaled dot-product attention", "pages/3_Attention_step_by_step.py",
+     "Q, K, V, QKᵀ, ÷√d_k, mask, softmax, ·V"),
+    ("Multi-head attention", "pages/4_Multi_head_attention.py", "all heads, head view, W^O"),
+    ("Add & Norm, Feed forward (encoder)", "pages/5_Encoder_layer.py", "residuals, LayerNorm, FFN"),
+    ("Decoder, Linear, Softmax", "pages/6_Decoder_and_generation.py",
+     "masked and cross-attention, token by token"),
+]
+
+
+def show_translation(result: dict) -> None:
+    st.subheader("Translation")
+    cols = st.columns(2)
+    greedy = result["greedy"]
+    cols[0].markdown("**Greedy** (most likely token at each step)")
+    cols[0].text(greedy["text"] if greedy else "")
+    cols[1].markdown("**Beam search** (beam 4, length penalty α = 0.6, as in the paper)")
+    best = result["beam"][0] if result["beam"] else None
+    cols[1].text(best["text"] if best else "")
+
+
+def show_architecture(p: Page) -> None:
+    st.subheader("The architecture, part by part")
+    cfg = p.lm.model.config
+    st.markdown(
+        f"This model has the paper's shape: **N = {cfg.n_layers}** encoder and decoder layers with "
+        f"**h = {cfg.n_heads}** heads each, but a smaller width (d_model = {cfg.d_model}, "
+        f"d_ff = {cfg.d_ff}, d_k = {cfg.d_k}) so that it trains and runs on a laptop CPU."
+    )
+    for part, target, what in ARCHITECTURE:
+        st.page_link(target, label=f"{part} — {what}")

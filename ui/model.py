@@ -1,0 +1,111 @@
+"""Loading the shipped model once, and cached translations and traces.
+
+The model is one read-only object shared by every browser session (`st.cache_resource`): never
+`.train()`, never edited, nothing attached. Translations and traces are cached by the weights'
+checksum (`model_id`) plus the inputs (`st.cache_data`), so a rerun after moving a slider is cheap.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+from pathlib import Path
+
+import streamlit as st
+import torch
+
+from transformer import hooks
+from transformer.decoding import Hypothesis, beam_search, greedy_decode
+from transformer.device import select_device
+from transformer.inputs import Source, encode_source
+from transformer.pretrained import LoadedModel, PretrainedError, load_pretrained
+from transformer.trace import Trace, run_trace
+
+MODEL_DIR = Path(os.environ.get("ATLAS_MODEL_DIR", Path(__file__).resolve().parents[1] / "pretrained"))
+DEVICE = os.environ.get("ATLAS_DEVICE", "auto")
+
+
+@st.cache_resource(show_spinner="Loading the model…")
+def _load(directory: str, device: str) -> LoadedModel:
+    torch.set_grad_enabled(False)
+    return load_pretrained(directory, select_device(device))
+
+
+def loaded() -> LoadedModel:
+    """The shared model, or a clear error on the page (naming the file and the fix) and stop."""
+    try:
+        return _load(str(MODEL_DIR), DEVICE)
+    except PretrainedError as err:
+        st.error(f"The model could not be loaded. {err}")
+        st.stop()
+        raise  # st.stop() raises; this line only satisfies type checkers
+
+
+def source(sentence: str) -> Source:
+    return encode_source(loaded().tokenizer, sentence)
+
+
+@st.cache_data(max_entries=256, show_spinner=False)
+def translate(
+    model_id: str, sentence: str, beam_size: int = 4, alpha: float = 0.6, ablate: tuple = ()
+) -> dict:
+    """Greedy and beam translations of `sentence` (beam candidates best first).
+
+    `ablate`: heads to switch off, as in `trace`.
+    """
+    lm = loaded()
+    src = encode_source(lm.tokenizer, sentence)
+    if src.empty:
+        return {"greedy": None, "beam": []}
+    with hooks.intervene(head_ablation(ablate)) if ablate else contextlib.nullcontext():
+        greedy = greedy_decode(lm.model, src.ids)
+        beams = beam_search(lm.model, src.ids, beam_size=beam_size, alpha=alpha)
+    return {"greedy": _as_dict(lm, greedy), "beam": [_as_dict(lm, h) for h in beams]}
+
+
+def _as_dict(lm: LoadedModel, hyp: Hypothesis) -> dict:
+    return {
+        "text": lm.tokenizer.decode(hyp.ids),
+        "ids": hyp.ids,
+        "pieces": [lm.tokenizer.id_to_piece(i) for i in hyp.ids],
+        "log_prob": hyp.log_prob,
+        "score": hyp.score,
+        "finished": hyp.finished,
+    }
+
+
+@st.cache_data(max_entries=64, show_spinner=False)
+def trace(
+    model_id: str, sentence: str, target_ids: tuple[int, ...] | None = None, ablate: tuple = ()
+) -> Trace | None:
+    """Trace of `sentence` with the decoder fed BOS + `target_ids` (default: the greedy output).
+
+    `ablate` is a tuple of (stack, kind, layer, head) whose head outputs are zeroed before W^O for
+    this call only (through the hook session, never by editing the shared model).
+    """
+    lm = loaded()
+    src = encode_source(lm.tokenizer, sentence)
+    if src.empty:
+        return None
+    if target_ids is None:
+        target_ids = tuple(translate(model_id, sentence, ablate=ablate)["greedy"]["ids"])
+    tgt_ids = [lm.tokenizer.bos_id, *target_ids]
+    tgt_pieces = ["<s>", *(lm.tokenizer.id_to_piece(i) for i in target_ids)]
+    return run_trace(lm.model, src.ids, tgt_ids, src.pieces, tgt_pieces, edits=head_ablation(ablate))
+
+
+def head_ablation(heads: tuple) -> dict[str, hooks.Edit]:
+    """Hook edits that zero the chosen heads' outputs (hook_z) before concatenation and W^O."""
+    by_name: dict[str, list[int]] = {}
+    for stack, kind, layer, head in heads:
+        by_name.setdefault(f"{stack}.layers.{layer}.{kind}_attn.hook_z", []).append(head)
+
+    def zero(heads_to_zero: list[int]):
+        def edit(z: torch.Tensor) -> torch.Tensor:  # z: (B, H, T, K)
+            z = z.clone()
+            z[:, heads_to_zero] = 0.0
+            return z
+
+        return edit
+
+    return {name: zero(hs) for name, hs in by_name.items()}
