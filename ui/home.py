@@ -16,6 +16,9 @@ ARCHITECTURE = [
     ("Add & Norm, Feed forward (encoder)", "pages/5_Encoder_layer.py", "residuals, LayerNorm, FFN"),
     ("Decoder, Linear, Softmax", "pages/6_Decoder_and_generation.py",
      "masked and cross-attention, token by token"),
+    ("The paper's Figures 3–5", "pages/7_Paper_figures.py", "encoder self-attention, layer 5 of 6"),
+    ("Head inspector", "pages/8_Head_inspector.py", "what each head does, rollout, switching heads off"),
+    ("Worked examples", "pages/9_Worked_examples.py", "small hand-checkable numbers, Table 1"),
 ]
 
 

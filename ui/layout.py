@@ -10,6 +10,7 @@ from transformer.inputs import MAX_CHARS, Source
 from transformer.pretrained import LoadedModel
 from ui import model as model_io
 from ui import state
+from ui.export import export_buttons
 from ui.state import Selection
 from viz.palette import palette
 
@@ -134,9 +135,15 @@ def attention_picker(p: Page, stacks: tuple[str, ...] = ("encoder", "decoder"), 
     return sel
 
 
-def show_figure(fig, key: str, caption: str | None = None) -> None:
-    """Render a Plotly figure full width (PNG export is in its toolbar)."""
+def show_figure(fig, key: str, caption: str | None = None, export: bool = True) -> None:
+    """Render a Plotly figure full width, with HTML and CSV downloads (PNG is in its toolbar).
+
+    Presenter mode hides the download buttons: fewer controls on a projected screen.
+    """
     st.plotly_chart(fig, key=key, width="stretch",
                     config={"displaylogo": False, "toImageButtonOptions": {"format": "png", "scale": 2}})
     if caption:
         st.caption(caption)
+    sel = st.session_state.get(state.KEY)
+    if export and not (sel is not None and sel.presenter):
+        export_buttons(fig, key)

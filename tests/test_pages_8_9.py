@@ -1,0 +1,170 @@
+"""AppTest for the head inspector and the worked examples, with the shipped pretrained/ model.
+
+The shipped weights may be a placeholder or a trained model, so nothing here depends on what the model
+outputs: only on structure and on relations (before/after, edited/not edited).
+"""
+
+from __future__ import annotations
+
+import base64
+import json
+
+import numpy as np
+import pytest
+import torch
+from streamlit.testing.v1 import AppTest
+
+from transformer.analysis import worked
+from ui.predict import SCORE_KEY, score_guess
+
+HEAD_INSPECTOR = "../pages/8_Head_inspector.py"
+WORKED = "../pages/9_Worked_examples.py"
+TIMEOUT = 60
+
+
+@pytest.fixture(autouse=True, scope="module")
+def one_thread():
+    """The model runs in-process; one thread avoids oversubscribing a machine shared with other jobs."""
+    before = torch.get_num_threads()
+    torch.set_num_threads(1)
+    yield
+    torch.set_num_threads(before)
+
+
+def _run(path: str) -> AppTest:
+    at = AppTest.from_file(path, default_timeout=TIMEOUT).run()
+    _no_exception(at)
+    return at
+
+
+def _no_exception(at: AppTest) -> None:
+    assert not at.exception, [e.message for e in at.exception]
+
+
+def _figure(at: AppTest, key: str) -> dict:
+    """The Plotly figure rendered with `key`, as JSON."""
+    for chart in at.get("plotly_chart"):
+        if chart.proto.id.endswith(f"-{key}"):
+            return json.loads(chart.proto.spec)
+    raise AssertionError(f"no chart with key {key!r}")
+
+
+def _array(values) -> np.ndarray:
+    if isinstance(values, dict):  # Plotly's base64 encoding of numeric arrays
+        data = np.frombuffer(base64.b64decode(values["bdata"]), dtype=values["dtype"])
+        return data.reshape([int(s) for s in str(values.get("shape", len(data))).split(",")])
+    return np.asarray(values, dtype=float)
+
+
+def test_head_inspector_renders_every_section():
+    at = _run(HEAD_INSPECTOR)
+    head_map = _figure(at, "hi_map")
+    z = _array(head_map["data"][0]["z"])
+    assert z.shape == (6, 8)  # layers × heads of the shipped model
+    assert head_map["data"][0]["y"][0] == "layer 1"  # numbered as the sidebar says (1-based default)
+    assert "1-based" in head_map["layout"]["title"]["text"]
+    for key in ("hi_typical", "hi_rollout", "hi_compare_fig_a", "hi_compare_fig_b", "hi_difference",
+                "hi_probs"):
+        assert _figure(at, key)["data"], key
+    typical = _figure(at, "hi_typical")
+    assert typical["layout"]["yaxis"]["autorange"] == "reversed"
+    assert "rows = queries" in typical["layout"]["title"]["text"]
+    rollout = _figure(at, "hi_rollout")  # raw head, mean over heads, rollout (encoder self by default)
+    assert len(rollout["data"]) == 3
+    for trace in rollout["data"]:
+        np.testing.assert_allclose(_array(trace["z"]).sum(-1), 1.0, atol=1e-5)
+    assert at.get("download_button")  # export buttons under the figures
+
+    # compare: changing sentence B changes the matched tokens of the difference map
+    before = _figure(at, "hi_difference")["data"][0]["y"]
+    at.text_input(key="hi_compare_b").input("The animal didn't cross the road.").run()
+    _no_exception(at)
+    after = _figure(at, "hi_difference")["data"][0]["y"]
+    assert before != after
+    assert all("|" in label for label in after)  # 'position in A|position in B:piece'
+
+
+def test_switching_heads_off_changes_the_probabilities():
+    at = _run(HEAD_INSPECTOR)
+    bars = _figure(at, "hi_probs")["data"]
+    np.testing.assert_array_equal(_array(bars[0]["y"]), _array(bars[1]["y"]))  # nothing switched off yet
+    picker = at.multiselect(key="hi_ablate")
+    layer5 = [o for o in picker.options if o.startswith("decoder cross · layer 6")]
+    assert len(layer5) == 8
+    for option in layer5:
+        picker.select(option)
+    at.run()
+    _no_exception(at)
+    bars = _figure(at, "hi_probs")["data"]
+    assert [b["name"] for b in bars] == ["all heads on", "chosen heads off"]
+    assert not np.allclose(_array(bars[0]["y"]), _array(bars[1]["y"]))
+    assert at.metric[0].delta != "+0.000 vs all heads on"
+
+
+def test_predict_then_reveal_scores_once_per_question():
+    at = _run(HEAD_INSPECTOR)
+    assert not any(c.proto.id.endswith("-hi_predict_figure") for c in at.get("plotly_chart"))  # hidden
+    at.selectbox(key="hi_predict_query").select_index(1)
+    at.selectbox(key="hi_predict_guess").select_index(0)
+    at.run()
+    at.button(key="hi_predict_reveal").click().run()
+    _no_exception(at)
+    reveal = _figure(at, "hi_predict_figure")
+    weights = _array(reveal["data"][0]["y"])
+    right, _ = score_guess(weights, 0)
+    assert at.session_state[SCORE_KEY] == {"right": int(right), "tried": 1}
+    at.run()  # a rerun must not count the same question again
+    assert at.session_state[SCORE_KEY]["tried"] == 1
+    at.selectbox(key="hi_predict_query").select_index(0).run()  # another query: hidden again
+    assert not any(c.proto.id.endswith("-hi_predict_figure") for c in at.get("plotly_chart"))
+
+
+def test_score_guess_ties_and_misses():
+    assert score_guess([0.1, 0.7, 0.2], 1) == (True, 1)
+    assert score_guess([0.1, 0.7, 0.2], 2) == (False, 1)
+    assert score_guess([0.5, 0.5], 1) == (True, 0)  # equal weights: either answer is right
+
+
+@pytest.mark.parametrize("path, key", [(HEAD_INSPECTOR, "hi_map"), (WORKED, "wk_steps")])
+def test_presenter_mode_and_palette(path, key):
+    at = _run(path)
+    default_scale = _figure(at, key)["data"][0]["colorscale"]
+    assert at.get("download_button")
+    at.toggle(key="atlas_presenter").set_value(True).run()
+    _no_exception(at)
+    assert not at.get("download_button")  # fewer controls on a projected screen
+    assert _figure(at, key)["data"]  # the figures stay
+    at.radio(key="atlas_palette").set_value("colour-blind safe").run()
+    _no_exception(at)
+    assert _figure(at, key)["data"][0]["colorscale"] != default_scale
+
+
+def test_numbering_toggle_relabels_the_head_map():
+    at = _run(HEAD_INSPECTOR)
+    at.toggle(key="atlas_one_based").set_value(False).run()
+    _no_exception(at)
+    head_map = _figure(at, "hi_map")
+    assert head_map["data"][0]["y"][0] == "layer 0" and head_map["data"][0]["x"][0] == "head 0"
+    assert "0-based" in head_map["layout"]["title"]["text"]
+
+
+def test_worked_examples_follow_edits():
+    at = _run(WORKED)
+    steps = _figure(at, "wk_steps")["data"]
+    np.testing.assert_allclose(_array(steps[3]["z"]), [[2.66, 3.66], [3.34, 4.34]], atol=0.005)
+    at.text_area(key="wk_v").input("1 0\n0 1").run()
+    _no_exception(at)
+    expected = worked.attention_steps(worked.SEED_Q, worked.SEED_K, [[1, 0], [0, 1]]).output
+    np.testing.assert_allclose(_array(_figure(at, "wk_steps")["data"][3]["z"]), expected.numpy(), atol=1e-6)
+    at.text_area(key="wk_q").input("1 0 0\n0 1 0").run()  # d_k no longer matches K
+    _no_exception(at)
+    assert any("d_k" in e.value for e in at.error)
+    at.button(key="wk_reset").click().run()
+    assert at.text_area(key="wk_q").value == "1 0\n0 1"
+    assert not at.error
+    at.text_input(key="wk_ln").input("1 2 3").run()
+    table = next(d.value for d in at.dataframe if list(d.value.columns) == ["step", "value"])
+    assert table["value"].iloc[0] == "2.0000"  # mean of 1, 2, 3
+    at.select_slider(key="wk_d").set_value(64).run()
+    cost = _figure(at, "wk_cost")
+    assert "d = 64" in cost["layout"]["title"]["text"]
