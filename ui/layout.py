@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 import streamlit as st
 
@@ -83,56 +83,84 @@ def require_sentence(p: Page) -> None:
         st.stop()
 
 
+def _seed(key: str, value) -> None:
+    """Show the shared selection in a widget. Widgets are per page, the selection is per session:
+    seeding every widget before it is drawn keeps all pages in step (and survives page switches)."""
+    st.session_state[key] = value
+
+
+def _on_change(field: str, key: str, convert=lambda value: value):
+    """A widget callback that writes the widget's value into the shared selection (and the URL)."""
+
+    def callback() -> None:
+        state.update(**{field: convert(st.session_state[key])})
+
+    return callback
+
+
+def _pick_preset() -> None:
+    name = st.session_state.get("atlas_preset", "—")
+    if name in PRESETS:
+        state.update(sentence=PRESETS[name])
+
+
 def _sidebar(sel: Selection, lm: LoadedModel) -> Selection:
     with st.sidebar:
         st.subheader("Your sentence")
-        preset = st.selectbox("Presets", ["—", *PRESETS], key="atlas_preset")
-        if preset != "—" and st.session_state.get("atlas_last_preset") != preset:
-            st.session_state["atlas_last_preset"] = preset
-            sel = state.update(sentence=PRESETS[preset])
-            st.session_state["atlas_sentence_box"] = sel.sentence
-        if "atlas_sentence_box" not in st.session_state:
-            st.session_state["atlas_sentence_box"] = sel.sentence
-        typed = st.text_area(
+        st.selectbox("Presets", ["—", *PRESETS], key="atlas_preset", on_change=_pick_preset)
+        _seed("atlas_sentence_box", sel.sentence)
+        st.text_area(
             "English sentence", key="atlas_sentence_box", max_chars=MAX_CHARS, height=100,
+            on_change=_on_change("sentence", "atlas_sentence_box"),
             help="Shared by every page and kept in the link, so a copied URL shows the same view.",
         )
-        if typed != sel.sentence:
-            sel = state.update(sentence=typed)
         with st.expander("Display", expanded=False):
-            one_based = st.toggle("Number layers and heads from 1 (as in the paper)", value=sel.one_based,
-                                  key="atlas_one_based")
-            pal = st.radio("Palette", ["default", "colour-blind safe"], key="atlas_palette",
-                           index=0 if sel.palette == "default" else 1, horizontal=True)
-            presenter = st.toggle("Presenter mode (large type)", value=sel.presenter, key="atlas_presenter")
-        if (one_based, pal, presenter) != (sel.one_based, sel.palette, sel.presenter):
-            sel = state.update(one_based=one_based, palette=pal, presenter=presenter)
+            _seed("atlas_one_based", sel.one_based)
+            st.toggle("Number layers and heads from 1 (as in the paper)", key="atlas_one_based",
+                      on_change=_on_change("one_based", "atlas_one_based"))
+            _seed("atlas_palette", sel.palette)
+            st.radio("Palette", ["default", "colour-blind safe"], key="atlas_palette", horizontal=True,
+                     on_change=_on_change("palette", "atlas_palette"))
+            _seed("atlas_presenter", sel.presenter)
+            st.toggle("Presenter mode (large type)", key="atlas_presenter",
+                      on_change=_on_change("presenter", "atlas_presenter"))
         device = lm.model.device
         st.caption(f"Model `{lm.model_id}` on **{device.type.upper()}** · "
                    f"layers and heads are numbered {sel.numbering}.")
     return sel
 
 
+def _on_stack() -> None:
+    stack = st.session_state["atlas_stack"]
+    sel = st.session_state[state.KEY]
+    kinds = state.STACK_KINDS[stack]
+    state.update(stack=stack, kind=sel.kind if sel.kind in kinds else kinds[0])
+
+
 def attention_picker(p: Page, stacks: tuple[str, ...] = ("encoder", "decoder"), head: bool = True,
                      where=None) -> Selection:
-    """Stack / kind / layer / head controls, written back to the shared selection."""
+    """Stack / kind / layer / head controls, written back to the shared selection when moved.
+
+    A page that offers fewer stacks shows the first one without changing the shared choice.
+    """
     sel, off = p.sel, int(p.sel.one_based)
-    box = where or st
-    cols = box.columns(4 if head else 3)
-    stack = cols[0].selectbox("Stack", stacks, index=stacks.index(sel.stack) if sel.stack in stacks else 0,
-                              key="atlas_stack")
+    stack = sel.stack if sel.stack in stacks else stacks[0]
     kinds = state.STACK_KINDS[stack]
-    kind = cols[1].selectbox("Attention", kinds, index=kinds.index(sel.kind) if sel.kind in kinds else 0,
-                             key="atlas_kind", format_func=lambda k: f"{k}-attention")
-    layer = cols[2].slider(f"Layer ({sel.numbering})", off, p.n_layers - 1 + off, sel.layer + off,
-                           key="atlas_layer") - off
-    h = sel.head
+    kind = sel.kind if sel.kind in kinds else kinds[0]
+    cols = (where or st).columns(4 if head else 3)
+    _seed("atlas_stack", stack)
+    cols[0].selectbox("Stack", stacks, key="atlas_stack", on_change=_on_stack)
+    _seed("atlas_kind", kind)
+    cols[1].selectbox("Attention", kinds, key="atlas_kind", format_func=lambda k: f"{k}-attention",
+                      on_change=_on_change("kind", "atlas_kind"))
+    _seed("atlas_layer", sel.layer + off)
+    cols[2].slider(f"Layer ({sel.numbering})", off, p.n_layers - 1 + off, key="atlas_layer",
+                   on_change=_on_change("layer", "atlas_layer", lambda v: int(v) - off))
     if head:
-        h = cols[3].slider(f"Head ({sel.numbering})", off, p.n_heads - 1 + off, sel.head + off,
-                           key="atlas_head") - off
-    if (stack, kind, layer, h) != (sel.stack, sel.kind, sel.layer, sel.head):
-        sel = state.update(stack=stack, kind=kind, layer=layer, head=h)
-    return sel
+        _seed("atlas_head", sel.head + off)
+        cols[3].slider(f"Head ({sel.numbering})", off, p.n_heads - 1 + off, key="atlas_head",
+                       on_change=_on_change("head", "atlas_head", lambda v: int(v) - off))
+    return replace(sel, stack=stack, kind=kind)
 
 
 def show_figure(fig, key: str, caption: str | None = None, export: bool = True) -> None:

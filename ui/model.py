@@ -88,7 +88,9 @@ def trace(
     if src.empty:
         return None
     if target_ids is None:
-        target_ids = tuple(translate(model_id, sentence, ablate=ablate)["greedy"]["ids"])
+        # Same call as the pages make when nothing is ablated, so the cached result is shared.
+        result = translate(model_id, sentence, ablate=ablate) if ablate else translate(model_id, sentence)
+        target_ids = tuple(result["greedy"]["ids"])
     tgt_ids = [lm.tokenizer.bos_id, *target_ids]
     tgt_pieces = ["<s>", *(lm.tokenizer.id_to_piece(i) for i in target_ids)]
     return run_trace(lm.model, src.ids, tgt_ids, src.pieces, tgt_pieces, edits=head_ablation(ablate))

@@ -1,0 +1,94 @@
+"""Tokens & embeddings (paper §3.4): pieces and ids, embedding rows, the √d_model scaling, similarity."""
+
+from __future__ import annotations
+
+import streamlit as st
+
+from transformer.analysis import inputs as analysis
+from ui import model as model_io
+from ui.layout import page, require_sentence, show_figure
+from viz import embeddings as viz_embed
+from viz.labels import WORD_START, token_labels
+
+p = page("Tokens & embeddings", icon="🔤")
+require_sentence(p)
+cfg = p.lm.model.config
+# Only the source side is needed here, so the decoder gets BOS alone (no translation to wait for).
+trace = model_io.trace(p.lm.model_id, p.src.text, target_ids=())
+pieces = trace.src_pieces
+labels = token_labels(pieces)
+
+st.header("1 · From text to pieces")
+st.markdown(
+    "The model never sees letters or whole words. A SentencePiece tokenizer, trained by this project "
+    f"on its English–German corpus, cuts the sentence into **pieces** from a joint vocabulary of "
+    f"**{cfg.vocab_size:,}** entries shared by both languages. A piece that starts a new word carries "
+    f"the marker `{WORD_START}`; rare words are split into several pieces. The encoder input ends with "
+    "`</s>`, the end-of-sentence token. Each piece is then just a number: its **id**."
+)
+st.dataframe(
+    {
+        "position": list(range(len(pieces))),
+        "piece": pieces,
+        "id": trace.src_ids,
+        "starts a word": ["yes" if piece.startswith(WORD_START) else "" for piece in pieces],
+    },
+    hide_index=True,
+    key="tokens_table",
+)
+st.caption(f"{len(pieces)} tokens, `</s>` included. The same piece always gets the same id.")
+
+st.header("2 · Embedding rows")
+st.markdown(
+    f"The embedding is one matrix E with a row of d_model = {cfg.d_model} numbers per vocabulary entry. "
+    "Embedding a token means looking up the row at its id: nothing is computed. The paper uses the "
+    "**same** matrix three times: for source tokens, for target tokens, and (transposed) to turn the "
+    "decoder's last vectors into next-token scores. A repeated piece gets an identical row."
+)
+show_figure(
+    viz_embed.embedding_heatmap(trace.get("src_embed.hook_embed"), labels,
+                                "Raw embedding rows E[x]: one row per token", p.colors["diverging"]),
+    key="embed_rows",
+    caption="Rows = tokens of your sentence, columns = the d_model dimensions. Hover for exact values.",
+)
+
+st.header("3 · Scaling by √d_model")
+sizes = analysis.scale_summary(trace.get("src_embed.hook_embed"), trace.get("src_embed.hook_scaled"),
+                               trace.get("src_pos_enc.hook_pe"))
+st.markdown(
+    "Before the positional encoding is added, every row is multiplied by √d_model "
+    f"(here √{cfg.d_model} ≈ {sizes.sqrt_d_model:.2f}). Why: the shared matrix also serves as the output "
+    "projection, and its entries are small (about 1/√d_model each when training starts). The positional "
+    "encoding, by contrast, holds sines and cosines between −1 and 1. Without the scaling, the position "
+    "signal would drown out the word itself; after it, both have a similar size."
+)
+cols = st.columns(4)
+cols[0].metric("√d_model", f"{sizes.sqrt_d_model:.3f}")
+cols[1].metric("typical entry of E[x] (RMS)", f"{sizes.rms_embed:.4f}")
+cols[2].metric("typical entry of E[x]·√d_model", f"{sizes.rms_scaled:.4f}")
+cols[3].metric("typical entry of PE(pos)", f"{sizes.rms_pe:.4f}")
+show_figure(
+    viz_embed.scale_bars(sizes.norm_embed, sizes.norm_scaled, sizes.norm_pe, labels, sizes.sqrt_d_model),
+    key="embed_scale",
+    caption="Length (Euclidean norm) of each token's vector. Scaling multiplies every length by √d_model; "
+    f"every PE row has the same length √(d_model/2) = {(cfg.d_model / 2) ** 0.5:.2f}.",
+)
+
+st.header("4 · Which tokens look alike?")
+st.markdown(
+    "Cosine similarity compares the direction of two vectors: 1 means the same direction, 0 means "
+    "unrelated, −1 opposite. On the raw rows, a repeated piece scores exactly 1 with itself elsewhere "
+    "in the sentence: the embedding alone cannot tell the two apart. Add the positional encoding (what "
+    "the first encoder layer actually receives) and the copies become different vectors."
+)
+which = st.radio(
+    "Compare", ["embedding rows E[x]", "E[x]·√d_model + PE(pos) (input of encoder layer 1)"],
+    horizontal=True, key="embed_compare",
+)
+vectors = trace.get("src_embed.hook_embed" if which.startswith("embedding") else "src_pos_enc.hook_sum")
+show_figure(
+    viz_embed.similarity_heatmap(analysis.cosine_similarity(vectors), labels,
+                                 f"Cosine similarity of {which.split(' (')[0]}", p.colors["diverging"]),
+    key="embed_similarity",
+    caption="Scaling does not change a cosine: E[x] and E[x]·√d_model give the same picture.",
+)

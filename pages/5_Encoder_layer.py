@@ -1,0 +1,121 @@
+"""One encoder layer with its real activations (paper §3.1, §3.3, §5.4): self-attention, residual
+sum, LayerNorm, the ReLU feed-forward network; then how each token's vector changes layer by layer."""
+
+from __future__ import annotations
+
+import streamlit as st
+
+from ui import model as model_io
+from ui import state
+from ui.layout import page, require_sentence, show_figure
+from viz import layers as layer_viz
+from viz.labels import token_labels
+
+p = page("Encoder layer", icon="🧱")
+require_sentence(p)
+cfg = p.lm.model.config
+sel = p.sel
+st.markdown(
+    f"An encoder layer does two things to every token's vector of d_model = {cfg.d_model} numbers. "
+    "First **self-attention** lets each token gather information from the others. Then a small "
+    f"**feed-forward network** (FFN: {cfg.d_model} → {cfg.d_ff} → {cfg.d_model}, with a ReLU in between) "
+    "works on each token on its own, the same network for every position. Around each of the two "
+    "sits a **residual connection** (the input is added back to the output) and a **LayerNorm** "
+    "(each vector is shifted and scaled to mean 0 and variance 1, then given a learned scale and "
+    "offset): LayerNorm(x + Sublayer(x)), as in the paper."
+)
+off = int(sel.one_based)
+layer = (
+    st.slider(
+        f"Encoder layer ({sel.numbering})", off, p.n_layers - 1 + off, sel.layer + off, key="atlas_layer"
+    )
+    - off
+)
+if layer != sel.layer:
+    sel = state.update(layer=layer)
+shown = sel.show_layer(layer)
+
+# Encoder activations do not depend on the decoder input, so skip the translation (decoder = <s>).
+tr = model_io.trace(p.lm.model_id, p.src.text, target_ids=())
+labels = token_labels(tr.src_pieces)
+base = f"encoder.layers.{layer}"
+layer_input = (
+    tr.get("src_pos_enc.hook_sum") if layer == 0 else tr.get(f"encoder.layers.{layer - 1}.hook_norm2")
+)
+input_name = "embedding + PE" if layer == 0 else f"output of layer {sel.show_layer(layer - 1)}"
+stages = [
+    (f"input x ({input_name})", layer_input),
+    ("self-attention output", tr.get(f"{base}.self_attn.hook_out")),
+    ("x + attention (residual)", tr.get(f"{base}.hook_resid_attn")),
+    ("LayerNorm 1", tr.get(f"{base}.hook_norm1")),
+    ("FFN output", tr.get(f"{base}.ffn.hook_out")),
+    ("LayerNorm 1 + FFN (residual)", tr.get(f"{base}.hook_resid_ffn")),
+    ("LayerNorm 2 = layer output", tr.get(f"{base}.hook_norm2")),
+]
+
+st.header(f"Layer {shown} of {p.n_layers}, stage by stage")
+st.caption(
+    f"Layers are numbered {sel.numbering}. Each heatmap row is one token's vector; columns are its "
+    f"{cfg.d_model} dimensions. Hover for exact values."
+)
+stage_names = [name for name, _ in stages]
+picked = st.radio("Stage", stage_names, index=len(stage_names) - 1, horizontal=True, key="enc_stage")
+values = dict(stages)[picked]
+show_figure(
+    layer_viz.activation_heatmap(
+        values,
+        labels,
+        f"Layer {shown}: {picked} ({len(labels)} × {cfg.d_model})",
+        colorscale=p.colors["diverging"],
+    ),
+    key="enc_stage_heatmap",
+)
+st.markdown(
+    "Compare *x + attention* with *LayerNorm 1*: the residual sum can drift to any size, LayerNorm brings "
+    "every row back to the same scale. The chart below shows that as vector lengths: after each LayerNorm "
+    f"every token's vector has about the same length (√{cfg.d_model} ≈ {cfg.d_model**0.5:.1f} before the "
+    "learned scale)."
+)
+show_figure(
+    layer_viz.stage_norms(
+        stages,
+        labels,
+        f"Layer {shown}: length of each token's vector at each stage",
+        colors=p.colors["categorical"],
+    ),
+    key="enc_stage_norms",
+    caption="One line per token (click a legend entry to hide it).",
+)
+
+st.header("Inside the feed-forward network")
+hidden = tr.get(f"{base}.ffn.hook_hidden")  # (S, d_ff)
+zero_share = float(layer_viz.ffn_zero_fraction(hidden).mean())
+st.markdown(
+    f"The FFN first expands each token to d_ff = {cfg.d_ff} hidden units and applies ReLU, max(0, ·), "
+    f"which sets every negative unit to exactly zero. In this layer **{zero_share:.0%}** of the hidden "
+    "units are zero on average: each token switches on its own subset of units, and only those "
+    "contribute to the output."
+)
+show_figure(
+    layer_viz.ffn_hidden_figure(
+        hidden, labels, f"Layer {shown}: FFN hidden activations after ReLU", colorscale=p.colors["sequential"]
+    ),
+    key="enc_ffn_hidden",
+    caption="Left: the hidden units (rows = tokens, columns = units). Right: the share of units that are 0.",
+)
+
+st.header("From layer to layer")
+st.markdown(
+    "Each layer's output is the next layer's input. How much does a token's vector change on the way? "
+    "The left panel gives the cosine similarity between a token's vector before and after each layer "
+    "(1 = same direction, 0 = unrelated); the right panel its length."
+)
+reps = [tr.get("src_pos_enc.hook_sum"), *(tr.layer_output("encoder", i) for i in range(p.n_layers))]
+names = ["input", *(f"layer {sel.show_layer(i)}" for i in range(p.n_layers))]
+show_figure(
+    layer_viz.layer_changes(
+        reps, labels, names, "Each token's vector through the encoder", colors=p.colors["categorical"]
+    ),
+    key="enc_layer_changes",
+    caption=f"'input' is the scaled embedding plus positional encoding. Layers are numbered {sel.numbering}.",
+)

@@ -1,0 +1,244 @@
+"""The paper's Figures 3, 4 and 5 remade on our model (paper §6, "Attention Visualizations"), and a
+head finder, because our heads are not numbered like the paper's."""
+
+from __future__ import annotations
+
+import streamlit as st
+
+from transformer.analysis.decoding import find_word, rank_heads, words
+from ui import model as model_io
+from ui.layout import page, show_figure
+from viz import paper
+from viz.labels import plain, token_labels
+
+FIGURE3 = (
+    "It is in this spirit that a majority of American governments have passed new laws since 2009 "
+    "making the registration or voting process more difficult."
+)
+FIGURES45 = (
+    "The Law will never be perfect, but its application should be just - this is what we are missing, "
+    "in my opinion."
+)
+
+p = page("Paper figures", icon="📄")
+sel = p.sel
+st.markdown(
+    "The paper ends with three figures of attention weights (Figures 3, 4 and 5 of *Attention Is All You "
+    "Need*). They all show **encoder self-attention in layer 5 of 6** (labelled “Input-Input Layer5” in "
+    "the paper): the English sentence attending to itself, not the decoder. Here they are remade on our "
+    "own model, in the same style: the sentence twice, queries on the left and keys on the right, one "
+    "colour per head, stronger weight = stronger line."
+)
+st.info(
+    "Our model is much smaller and trained on much less text than the paper's, and nothing forces its "
+    "heads into the same order: the paper's “head 5” is not our head 5. Use the head finder at the bottom "
+    "to look for a head that does what a paper figure shows."
+)
+use_own = st.toggle("Use my sentence (from the sidebar) instead of the paper's", value=False, key="paper_own")
+if use_own and p.src.empty:
+    st.warning("The sidebar sentence is empty; showing the paper's sentences.")
+    use_own = False
+off = int(sel.one_based)
+layer = (
+    st.slider(
+        f"Encoder layer ({sel.numbering}); the paper shows layer 5 of 6",
+        off,
+        p.n_layers - 1 + off,
+        paper.PAPER_LAYER + off,
+        key="paper_layer",
+    )
+    - off
+)
+head_names = [f"head {sel.show_head(h)}" for h in range(p.n_heads)]
+colors = p.colors["categorical"]
+numbering = f"Layers and heads are numbered {sel.numbering}."
+where = f"encoder self-attention, layer {sel.show_layer(layer)} of {p.n_layers}"
+
+
+def encoder_trace(sentence: str):
+    """Encoder self-attention does not depend on the decoder, so no translation is needed (decoder = <s>)."""
+    return model_io.trace(p.lm.model_id, p.src.text if use_own else sentence, target_ids=())
+
+
+def default_position(pieces: list[str], word: str, fallback: int = 0) -> int:
+    found = find_word(pieces, word)
+    return found.positions[0] if found else min(fallback, len(pieces) - 1)
+
+
+# ---- Figure 3 -----------------------------------------------------------------------------------
+st.header("Figure 3: a long-distance dependency")
+st.markdown(
+    "In the paper, many heads in layer 5 let the word **making** attend to **more difficult**, far away "
+    "at the end of the sentence: the heads have picked up the phrase *making … more difficult*. Only the "
+    "lines leaving one query token are drawn, in every head."
+)
+tr3 = encoder_trace(FIGURE3)
+labels3 = token_labels(tr3.src_pieces)
+weights3 = tr3.attention("encoder", "self", layer)  # (H, S, S)
+query3 = st.selectbox(
+    "Query token",
+    range(len(labels3)),
+    index=default_position(tr3.src_pieces, "making"),
+    format_func=lambda i: plain(labels3[i]),
+    key="paper_q3",
+)
+show_figure(
+    paper.figure3(weights3, labels3, query3, head_names, colors, f"Figure 3 on our model: {where}"),
+    key="paper_fig3",
+    caption="Lines from the chosen query token to every key it gives at least 1% of its attention, "
+    f"one colour per head. {numbering}",
+)
+show_figure(
+    paper.query_rows_heatmap(
+        weights3,
+        labels3,
+        query3,
+        head_names,
+        f"The same weights as a heatmap: {where}",
+        colorscale=p.colors["sequential"],
+    ),
+    key="paper_fig3_heatmap",
+    caption=numbering,
+)
+
+# ---- Figures 4 and 5 ----------------------------------------------------------------------------
+st.header("Figure 4: anaphora resolution")
+st.markdown(
+    "The paper's Figure 4 shows two heads of layer 5 that seem to resolve the pronoun **its** to the noun "
+    "it refers to, **Law**: from *its* almost all their attention goes to *Law*. Top: every line of one "
+    "head. Bottom: only the lines leaving *its*, for two heads. We pick the heads of this layer that link "
+    "*its* to *Law* most strongly (change them below)."
+)
+tr4 = encoder_trace(FIGURES45)
+pieces4 = tr4.src_pieces
+labels4 = token_labels(pieces4)
+weights4 = tr4.attention("encoder", "self", layer)  # (H, S, S)
+its = find_word(pieces4, "its") or words(pieces4)[0]
+law = find_word(pieces4, "Law") or words(pieces4)[min(1, len(words(pieces4)) - 1)]
+in_layer = [s.head for s in rank_heads(tr4, its.positions, law.positions) if s.layer == layer]
+cols = st.columns(2)
+full_head = cols[0].selectbox(
+    "Head for the full picture (top)",
+    range(p.n_heads),
+    index=in_layer[0],
+    format_func=lambda h: head_names[h],
+    key="paper_fig4_full",
+)
+iso_heads = cols[1].multiselect(
+    "Heads for the isolated picture (bottom)",
+    range(p.n_heads),
+    default=in_layer[:2],
+    format_func=lambda h: head_names[h],
+    key="paper_fig4_iso",
+)
+show_figure(
+    paper.figure_full(
+        weights4,
+        labels4,
+        [full_head],
+        head_names,
+        colors,
+        f"Figure 4 (top) on our model: {where}, {head_names[full_head]}, all tokens",
+    ),
+    key="paper_fig4_top",
+    caption=f"Lines of weight at least 0.05. {numbering}",
+)
+its_query = its.positions[0]
+if iso_heads:
+    show_figure(
+        paper.figure3(
+            weights4,
+            labels4,
+            its_query,
+            head_names,
+            colors,
+            f"Figure 4 (bottom) on our model: {where}, lines from one token",
+            heads=iso_heads,
+        ),
+        key="paper_fig4_bottom",
+        caption=f"Only the lines leaving the query token at position {its_query}. {numbering}",
+    )
+else:
+    st.info("Choose at least one head for the isolated picture.")
+
+st.header("Figure 5: heads that follow sentence structure")
+st.markdown(
+    "The paper's Figure 5 shows two more heads of layer 5 whose full patterns look clearly different "
+    "from each other, as if each had learned its own task related to the structure of the sentence "
+    "(for example, looking at the next word, or at the end of the phrase). Compare any two of our heads: "
+    "one that looks at neighbours draws parallel, almost horizontal lines; one that looks at a single "
+    "token draws a fan."
+)
+pair = st.multiselect(
+    "Two heads to compare",
+    range(p.n_heads),
+    default=[h for h in (4, 5) if h < p.n_heads],
+    max_selections=2,
+    format_func=lambda h: head_names[h],
+    key="paper_fig5",
+)
+fig5_cols = st.columns(2)
+for i, h in enumerate(pair):
+    with fig5_cols[i]:
+        show_figure(
+            paper.figure_full(
+                weights4, labels4, [h], head_names, colors, f"Figure 5 on our model: {where}, {head_names[h]}"
+            ),
+            key=f"paper_fig5_{i}",
+            caption=numbering,
+        )
+
+# ---- head finder --------------------------------------------------------------------------------
+st.header("Head finder")
+st.markdown(
+    "Which of our heads link one word to another? Choose a query word (the one attending) and a key word "
+    "(the one attended to). Every layer and head of the encoder's self-attention is ranked by the weight "
+    "from the query to the key. When a word is split into several pieces, the weights on the key's pieces "
+    "are added up (attention anywhere on the word counts) and the query's pieces are averaged (so the "
+    "result stays a share of one row, between 0 and 1)."
+)
+tr_f = encoder_trace(FIGURES45)
+word_list = words(tr_f.src_pieces)
+word_texts = [w.text for w in word_list]
+
+
+def _word_index(text: str, fallback: int) -> int:
+    lowered = [t.lower().strip(".,;:!?\"'()") for t in word_texts]
+    return lowered.index(text.lower()) if text.lower() in lowered else min(fallback, len(word_list) - 1)
+
+
+cols = st.columns(2)
+q_word = cols[0].selectbox(
+    "Query word (attending)",
+    range(len(word_list)),
+    index=_word_index("its", 0),
+    format_func=lambda i: f"{i}: {word_texts[i]}",
+    key="finder_query",
+)
+k_word = cols[1].selectbox(
+    "Key word (attended to)",
+    range(len(word_list)),
+    index=_word_index("Law", 1),
+    format_func=lambda i: f"{i}: {word_texts[i]}",
+    key="finder_key",
+)
+ranking = rank_heads(tr_f, word_list[q_word].positions, word_list[k_word].positions)
+st.dataframe(
+    paper.ranking_rows(ranking, sel.show_layer, sel.show_head, limit=10), hide_index=True, width="stretch"
+)
+st.caption(f"The 10 strongest of {len(ranking)} heads (all layers). {numbering}")
+best = ranking[0]
+show_figure(
+    paper.figure3(
+        tr_f.attention("encoder", "self", best.layer),
+        token_labels(tr_f.src_pieces),
+        word_list[q_word].positions[0],
+        head_names,
+        colors,
+        f"Strongest head: encoder layer {sel.show_layer(best.layer)}, {head_names[best.head]} "
+        f"(weight {best.weight:.2f})",
+        heads=[best.head],
+    ),
+    key="finder_best",
+    caption=f"Lines leaving the query word's first piece in the strongest head. {numbering}",
+)

@@ -1,0 +1,222 @@
+"""AppTest on pages 1-3 (tokens & embeddings, positional encoding, attention step by step).
+
+They run on the shipped pretrained/ model; no test depends on what the weights are, only on how the
+page reacts: charts present, a new sentence changes the tokens, a new layer/head changes the data,
+bad URL values fall back to defaults.
+"""
+
+from __future__ import annotations
+
+import base64
+import json
+from pathlib import Path
+
+import numpy as np
+import pytest
+import streamlit as st
+from streamlit.testing.v1 import AppTest
+
+from transformer import decoding
+
+ROOT = Path(__file__).resolve().parents[1]
+PAGE1 = str(ROOT / "pages" / "1_Tokens_and_embeddings.py")
+PAGE2 = str(ROOT / "pages" / "2_Positional_encoding.py")
+PAGE3 = str(ROOT / "pages" / "3_Attention_step_by_step.py")
+TIMEOUT = 60
+NEW_SENTENCE = "Birds sing."
+STEP_KEYS = ("q", "k", "v", "qk", "scores", "mask", "masked", "pattern", "z")
+
+
+@pytest.fixture(autouse=True, scope="module")
+def short_translations():
+    """Cap decoding at a few tokens so page 3's translation is quick on any weights.
+
+    Page 3 feeds the decoder the greedy translation; until it says EOS (an untrained model never
+    does) decoding runs to the paper's limit of source length + 50, which on a busy 2-core CPU can
+    take a minute. The pages' behaviour does not depend on the translation's length. The caches are
+    cleared before and after so that no shortened translation outlives these tests.
+    """
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setattr(decoding, "default_max_len", lambda model, src_len: min(8, src_len + 50))
+        st.cache_data.clear()
+        yield
+        st.cache_data.clear()
+
+
+def open_page(path: str, **params: str) -> AppTest:
+    at = AppTest.from_file(path, default_timeout=TIMEOUT)
+    for name, value in params.items():
+        at.query_params[name] = value
+    at.run()
+    assert not at.exception, [e.message for e in at.exception]
+    return at
+
+
+def charts(at: AppTest) -> dict[str, dict]:
+    """Plotly specs by the key the page gave them (Streamlit ids end in '-<key>')."""
+    out = {}
+    for element in at.get("plotly_chart"):
+        out[element.proto.id.rsplit("-", 1)[-1]] = json.loads(element.proto.spec)
+    return out
+
+
+def array(value) -> np.ndarray:
+    """A Plotly JSON array: a plain list or the typed-array form {'dtype', 'bdata', 'shape'}."""
+    if isinstance(value, dict) and "bdata" in value:
+        data = np.frombuffer(base64.b64decode(value["bdata"]), dtype=np.dtype(value["dtype"]))
+        if "shape" in value:
+            data = data.reshape([int(s) for s in str(value["shape"]).split(",")])
+        return data.astype(float)
+    return np.asarray([np.nan if v is None else v for v in np.ravel(value)], dtype=float).reshape(
+        np.shape(value))
+
+
+def type_sentence(at: AppTest, text: str) -> AppTest:
+    at.sidebar.text_area(key="atlas_sentence_box").input(text).run()
+    assert not at.exception, [e.message for e in at.exception]
+    return at
+
+
+def test_page1_shows_pieces_embeddings_scaling_and_similarity():
+    at = open_page(PAGE1)
+    figs = charts(at)
+    assert {"embed_rows", "embed_scale", "embed_similarity"} <= set(figs)
+    table = at.dataframe[0].value
+    pieces = list(table["piece"])
+    assert pieces[-1] == "</s>" and len(pieces) > 3
+    assert figs["embed_rows"]["data"][0]["y"] == [f"{i}:{p}" for i, p in enumerate(pieces)]
+    rows = array(figs["embed_rows"]["data"][0]["z"])
+    assert rows.shape[0] == len(pieces)
+    sim = array(figs["embed_similarity"]["data"][0]["z"])
+    np.testing.assert_allclose(np.diag(sim), 1.0, atol=1e-6)
+    sqrt_d = float(next(m for m in at.metric if m.label == "√d_model").value)
+    assert sqrt_d == pytest.approx(rows.shape[1] ** 0.5, abs=1e-3)
+
+
+def test_page1_new_sentence_changes_the_tokens():
+    at = open_page(PAGE1)
+    before = list(at.dataframe[0].value["piece"])
+    type_sentence(at, NEW_SENTENCE)
+    after = list(at.dataframe[0].value["piece"])
+    assert after != before and after[-1] == "</s>"
+    assert charts(at)["embed_rows"]["data"][0]["y"] == [f"{i}:{p}" for i, p in enumerate(after)]
+
+
+def test_page1_similarity_switch_changes_the_vectors_compared():
+    at = open_page(PAGE1)
+    raw = array(charts(at)["embed_similarity"]["data"][0]["z"])
+    at.radio(key="embed_compare").set_value(at.radio(key="embed_compare").options[1]).run()
+    with_pe = array(charts(at)["embed_similarity"]["data"][0]["z"])
+    assert raw.shape == with_pe.shape and not np.allclose(raw, with_pe)
+
+
+def test_page2_shows_table_curves_similarity_shift_and_shuffle():
+    at = open_page(PAGE2)
+    figs = charts(at)
+    assert {"pe_matrix", "pe_curves", "pe_similarity", "pe_shift_matrix", "pe_shift_scatter",
+            "pe_noposition_plain", "pe_noposition_shuffled"} <= set(figs)
+    pe = array(figs["pe_matrix"]["data"][0]["z"])
+    assert pe[0, 1] == pytest.approx(1.0) and pe[0, 0] == pytest.approx(0.0)  # cos 0, sin 0
+    metrics = {m.label: m.value for m in at.metric}
+    shift_error = next(v for label, v in metrics.items() if label.startswith("largest |M_k"))
+    assert float(shift_error) < 1e-5
+    no_pe = next(v for label, v in metrics.items() if label.startswith("largest difference without PE"))
+    assert float(no_pe) < 1e-5
+    plain = figs["pe_noposition_plain"]["data"][0]
+    shuffled = figs["pe_noposition_shuffled"]["data"][0]
+    assert sorted(plain["y"]) == sorted(shuffled["y"]) and plain["y"] != shuffled["y"]
+    # Same weights, rows and columns permuted: put the shuffled matrix back by its labels.
+    idx = [shuffled["y"].index(label) for label in plain["y"]]
+    z_shuffled = array(shuffled["z"])
+    np.testing.assert_allclose(z_shuffled[np.ix_(idx, idx)], array(plain["z"]), atol=1e-5)
+
+
+def test_page2_controls_change_the_figures():
+    at = open_page(PAGE2)
+    m3 = array(charts(at)["pe_shift_matrix"]["data"][0]["z"])
+    at.slider(key="pe_k").set_value(10).run()
+    m10 = array(charts(at)["pe_shift_matrix"]["data"][0]["z"])
+    assert m3.shape == m10.shape and not np.allclose(m3, m10)
+    at.multiselect(key="pe_dims").set_value([4]).run()
+    assert [trace["name"] for trace in charts(at)["pe_curves"]["data"]] == ["d4 (sin)"]
+    shuffled = charts(at)["pe_noposition_shuffled"]["data"][0]["y"]
+    at.number_input(key="pe_shuffle_seed").set_value(7).run()
+    assert not at.exception
+    assert sorted(charts(at)["pe_noposition_shuffled"]["data"][0]["y"]) == sorted(shuffled)
+
+
+def test_page2_new_sentence_changes_the_tokens():
+    at = open_page(PAGE2)
+    before = charts(at)["pe_noposition_plain"]["data"][0]["y"]
+    type_sentence(at, NEW_SENTENCE)
+    after = charts(at)["pe_noposition_plain"]["data"][0]["y"]
+    assert after != before and after[-1].endswith("</s>")
+
+
+def test_page3_shows_every_step_and_follows_layer_and_head():
+    at = open_page(PAGE3)
+    figs = charts(at)
+    assert {f"steps_{k}" for k in STEP_KEYS} <= set(figs)
+    pattern = array(figs["steps_pattern"]["data"][0]["z"])
+    np.testing.assert_allclose(pattern.sum(axis=1), 1.0, atol=1e-4)
+    # Rows = queries, columns = keys, stated on the matrix figures.
+    assert "rows = queries" in figs["steps_pattern"]["layout"]["title"]["text"]
+    at.slider(key="atlas_head").set_value(at.slider(key="atlas_head").value + 1).run()
+    other_head = array(charts(at)["steps_pattern"]["data"][0]["z"])
+    assert other_head.shape == pattern.shape and not np.allclose(other_head, pattern)
+    at.slider(key="atlas_layer").set_value(at.slider(key="atlas_layer").min).run()
+    other_layer = array(charts(at)["steps_pattern"]["data"][0]["z"])
+    assert not np.allclose(other_layer, other_head)
+    assert not at.exception
+
+
+def test_page3_decoder_self_attention_is_causal_and_cross_uses_source_keys():
+    at = open_page(PAGE3)
+    source_labels = charts(at)["steps_pattern"]["data"][0]["x"]
+    at.selectbox(key="atlas_stack").set_value("decoder").run()
+    spec = charts(at)["steps_mask"]["data"][0]
+    mask = array(spec["z"])
+    assert np.isnan(mask[np.triu_indices(mask.shape[0], 1)]).all()  # future positions: −∞, a gap
+    assert not np.isnan(mask[np.tril_indices(mask.shape[0])]).any()
+    assert spec["y"][0].endswith("<s>")
+    at.selectbox(key="atlas_kind").set_value("cross").run()
+    cross = charts(at)["steps_pattern"]["data"][0]
+    assert cross["x"] == source_labels and cross["y"][0].endswith("<s>")
+
+
+def test_page3_follow_one_query():
+    at = open_page(PAGE3)
+    box = next(s for s in at.selectbox if s.label.startswith("Follow one query"))
+    assert "steps_journey" not in charts(at)
+    box.set_value(1).run()
+    figs = charts(at)
+    assert "steps_journey" in figs
+    assert figs["steps_pattern"]["layout"]["shapes"][0]["y0"] == 0.5
+    np.testing.assert_allclose(array(figs["steps_journey"]["data"][1]["y"]),
+                               array(figs["steps_pattern"]["data"][0]["z"])[1], atol=1e-4)
+
+
+def test_page3_new_sentence_changes_the_tokens():
+    at = open_page(PAGE3)
+    before = charts(at)["steps_q"]["data"][0]["y"]
+    type_sentence(at, NEW_SENTENCE)
+    after = charts(at)["steps_q"]["data"][0]["y"]
+    assert after != before and after[-1].endswith("</s>")
+
+
+@pytest.mark.parametrize("path", [PAGE1, PAGE2, PAGE3])
+def test_bad_query_params_fall_back(path):
+    at = open_page(path, layer="-5", head="abc", stack="xyz", kind="nope", s="")
+    assert at.info  # empty sentence: a clear message, no exception
+    at = open_page(path, layer="-5", head="abc", stack="xyz", kind="nope", zero="maybe")
+    if path == PAGE3:
+        heading = at.subheader[0].value
+        assert heading.startswith("encoder self-attention, layer 1 of") and "head 1 of" in heading
+    else:
+        assert charts(at)
+
+
+def test_page3_clamps_too_large_layer_and_head():
+    at = open_page(PAGE3, layer="99", head="99", stack="decoder", kind="cross")
+    heading = at.subheader[0].value
+    assert heading.startswith("decoder cross-attention, layer 6 of 6") and "head 8 of 8" in heading

@@ -1,0 +1,258 @@
+"""AppTest on pages 4-7 (multi-head attention, encoder layer, decoder & generation, paper figures).
+
+They run on the shipped pretrained/ model and never depend on what the weights are, only on how
+the pages react: charts present, a new layer/head changes the data, "Next token" extends the
+decoded prefix by one, bad URL values fall back to defaults.
+"""
+
+from __future__ import annotations
+
+import base64
+import json
+from pathlib import Path
+
+import numpy as np
+import pytest
+import streamlit as st
+from streamlit.testing.v1 import AppTest
+
+from transformer import decoding
+from viz.labels import readable
+
+ROOT = Path(__file__).resolve().parents[1]
+PAGE4 = str(ROOT / "pages" / "4_Multi_head_attention.py")
+PAGE5 = str(ROOT / "pages" / "5_Encoder_layer.py")
+PAGE6 = str(ROOT / "pages" / "6_Decoder_and_generation.py")
+PAGE7 = str(ROOT / "pages" / "7_Paper_figures.py")
+TIMEOUT = 60
+SENTENCE = "The cat sat on the mat."
+
+
+@pytest.fixture(autouse=True, scope="module")
+def short_translations():
+    """Cap decoding at a few tokens so the greedy and beam translations are quick on any weights.
+
+    An untrained model never says EOS, so decoding would run to the paper's limit (source length +
+    50) and, with beam 4 on a busy 2-core CPU, take a minute. The pages' behaviour does not depend on
+    the translation's length. The cache is shared by this module's tests (one translation of
+    SENTENCE) and cleared before and after, so no shortened translation leaks into other tests.
+    """
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(decoding, "default_max_len", lambda model, src_len: min(6, src_len + 50))
+        st.cache_data.clear()
+        yield
+        st.cache_data.clear()
+
+
+def open_page(path: str, **params: str) -> AppTest:
+    at = AppTest.from_file(path, default_timeout=TIMEOUT)
+    at.query_params["s"] = SENTENCE
+    for name, value in params.items():
+        at.query_params[name] = value
+    at.run()
+    assert not at.exception, [e.message for e in at.exception]
+    return at
+
+
+def rerun(at: AppTest) -> AppTest:
+    at.run()
+    assert not at.exception, [e.message for e in at.exception]
+    return at
+
+
+def charts(at: AppTest) -> dict[str, dict]:
+    """Plotly specs by the key the page gave them (Streamlit ids end in '-<key>')."""
+    return {e.proto.id.rsplit("-", 1)[-1]: json.loads(e.proto.spec) for e in at.get("plotly_chart")}
+
+
+def array(value) -> np.ndarray:
+    """A Plotly JSON array: a plain (nested) list or the typed-array form {'dtype', 'bdata', 'shape'}."""
+    if isinstance(value, dict) and "bdata" in value:
+        data = np.frombuffer(base64.b64decode(value["bdata"]), dtype=np.dtype(value["dtype"]))
+        if "shape" in value:
+            data = data.reshape([int(s) for s in str(value["shape"]).split(",")])
+        return data.astype(float)
+    return np.asarray([np.nan if v is None else v for v in np.ravel(value)], dtype=float).reshape(
+        np.shape(value)
+    )
+
+
+def z_of(spec: dict, trace: int = 0) -> np.ndarray:
+    return array(spec["data"][trace]["z"])
+
+
+def assert_changed(before: np.ndarray, after: np.ndarray) -> None:
+    assert before.shape != after.shape or not np.allclose(before, after, equal_nan=True)
+
+
+def test_page4_all_heads_head_view_model_view_and_concat():
+    at = open_page(PAGE4)
+    shown = charts(at)
+    assert {"mh_grid", "mh_head_view", "mh_model_view", "mh_concat"} <= shown.keys()
+    grid = shown["mh_grid"]
+    assert len(grid["data"]) == 8  # one heatmap per head
+    assert "rows = queries" in grid["layout"]["title"]["text"]
+    assert len(shown["mh_model_view"]["data"]) == 6 * 8
+    for row in z_of(grid):  # softmax rows sum to 1
+        assert row.sum() == pytest.approx(1.0, abs=1e-4)
+    before = z_of(grid, 3)
+    at.slider(key="atlas_layer").set_value(2)
+    rerun(at)
+    assert_changed(before, z_of(charts(at)["mh_grid"], 3))
+    assert at.query_params["layer"] == "2"
+
+
+def test_page4_isolating_a_token_draws_only_its_lines():
+    at = open_page(PAGE4)
+    token = at.selectbox(key="mh_token")
+    assert token.options[0] == "all tokens"
+    assert token.options[-1].endswith(":</s>")  # a select box shows plain text, not escaped markup
+    token.set_value(1)
+    rerun(at)
+    spec = charts(at)["mh_head_view"]
+    markers = [t for t in spec["data"] if t.get("mode") == "markers"]
+    assert markers
+    for t in markers:
+        assert set(array(t["customdata"])[:, 0].astype(int)) == {1}
+
+
+def test_page4_decoder_cross_attention_has_source_columns():
+    at = open_page(PAGE4, stack="decoder", kind="cross")
+    grid = charts(at)["mh_grid"]
+    n_src = len(grid["data"][0]["x"])
+    assert grid["data"][0]["x"][-1].endswith(readable("</s>"))
+    assert z_of(grid).shape[1] == n_src
+
+
+def test_page5_stages_ffn_and_layer_changes():
+    at = open_page(PAGE5)
+    shown = charts(at)
+    assert {"enc_stage_heatmap", "enc_stage_norms", "enc_ffn_hidden", "enc_layer_changes"} <= shown.keys()
+    hidden = z_of(shown["enc_ffn_hidden"])
+    assert hidden.shape[1] == 512 and (hidden >= 0).all()  # d_ff units after ReLU
+    zeros = array(shown["enc_ffn_hidden"]["data"][1]["x"])
+    np.testing.assert_allclose(zeros, (hidden == 0).mean(axis=1), atol=1e-6)
+    assert any("%" in m.value for m in at.markdown)  # the share of zeros is stated
+    before = z_of(shown["enc_stage_heatmap"])
+    at.slider(key="atlas_layer").set_value(1)
+    rerun(at)
+    assert_changed(before, z_of(charts(at)["enc_stage_heatmap"]))
+    before = z_of(charts(at)["enc_stage_heatmap"])
+    at.radio(key="enc_stage").set_value(at.radio(key="enc_stage").options[1])
+    rerun(at)
+    assert_changed(before, z_of(charts(at)["enc_stage_heatmap"]))
+
+
+def decoded_prefix(at: AppTest) -> str:
+    return next(t.value for t in at.text if t.value.startswith("Decoder input after"))
+
+
+def test_page6_next_token_extends_the_prefix_by_one_and_reset_clears_it():
+    at = open_page(PAGE6)
+    shown = charts(at)
+    assert {
+        "dec_self",
+        "dec_cross_avg",
+        "dec_topk",
+        "dec_step_self",
+        "dec_step_cross",
+        "dec_beam",
+    } <= shown.keys()
+    self_attn = z_of(shown["dec_self"])
+    assert np.isnan(self_attn[np.triu_indices_from(self_attn, k=1)]).all()  # the causal mask is visible
+    assert decoded_prefix(at).startswith("Decoder input after 0 step(s): <s>")
+    step_self = z_of(shown["dec_step_self"])
+    assert step_self.shape == (8, 1)  # one row per head, one key (<s>)
+    top = array(shown["dec_topk"]["data"][0]["x"])
+    assert (np.diff(top) <= 0).all() and top.sum() <= 1 + 1e-6
+    chosen = shown["dec_topk"]["data"][0]["y"][0].split(". ", 1)[1]
+
+    at.button(key="dec_next").click()
+    rerun(at)
+    after = decoded_prefix(at)
+    assert after.startswith("Decoder input after 1 step(s): <s> ")
+    assert after.split("<s> ", 1)[1] == chosen  # greedy appended the most probable token
+    shown = charts(at)
+    assert z_of(shown["dec_step_self"]).shape == (8, 2)  # the new query sees one more key
+    assert_changed(step_self, z_of(shown["dec_step_self"]))
+
+    at.button(key="dec_next").click()
+    rerun(at)
+    assert decoded_prefix(at).startswith("Decoder input after 2 step(s)")
+
+    at.button(key="dec_reset").click()
+    rerun(at)
+    assert decoded_prefix(at).startswith("Decoder input after 0 step(s)")
+
+
+def test_page6_layer_and_head_change_the_data():
+    at = open_page(PAGE6)
+    before_self = z_of(charts(at)["dec_self"])
+    at.slider(key="atlas_head").set_value(4)
+    rerun(at)
+    assert_changed(before_self, z_of(charts(at)["dec_self"]))
+    before_cross = z_of(charts(at)["dec_cross_avg"])
+    at.slider(key="atlas_layer").set_value(1)
+    rerun(at)
+    assert_changed(before_cross, z_of(charts(at)["dec_cross_avg"]))
+    assert at.query_params["stack"] == "decoder"
+
+
+def test_page6_beam_table_lists_candidates_best_first():
+    at = open_page(PAGE6)
+    table = at.dataframe[0].value
+    assert list(table["rank"]) == list(range(1, len(table) + 1))
+    scores = list(table["score = log P / lp"])
+    assert scores == sorted(scores, reverse=True)
+
+
+def test_page7_paper_figures_and_head_finder():
+    at = open_page(PAGE7)
+    shown = charts(at)
+    keys = {
+        "paper_fig3",
+        "paper_fig3_heatmap",
+        "paper_fig4_top",
+        "paper_fig4_bottom",
+        "paper_fig5_0",
+        "paper_fig5_1",
+        "finder_best",
+    }
+    assert keys <= shown.keys()
+    assert at.slider(key="paper_layer").value == 5  # layer 5 of 6, 1-based as in the paper
+    # Figure 3's default query is 'making'; its heatmap has one row per head.
+    query = at.selectbox(key="paper_q3")
+    assert query.format_func(query.value).endswith("▁making")
+    assert z_of(shown["paper_fig3_heatmap"]).shape[0] == 8
+    assert any("Input-Input Layer5" in m.value for m in at.markdown)
+    # Head finder: 'its' -> 'Law' by default, ranked strongest first.
+    table = at.dataframe[0].value
+    weights = list(table["weight"])
+    assert weights == sorted(weights, reverse=True) and len(table) == 10
+    assert (
+        at.selectbox(key="finder_query").format_func(at.selectbox(key="finder_query").value).endswith("its")
+    )
+    before = z_of(shown["paper_fig3_heatmap"])
+    at.slider(key="paper_layer").set_value(2)
+    rerun(at)
+    assert_changed(before, z_of(charts(at)["paper_fig3_heatmap"]))
+
+
+def test_page7_can_use_the_sidebar_sentence():
+    at = open_page(PAGE7)
+    before = charts(at)["paper_fig3_heatmap"]["data"][0]["x"]
+    at.toggle(key="paper_own").set_value(True)
+    rerun(at)
+    after = charts(at)["paper_fig3_heatmap"]["data"][0]["x"]
+    assert after != before and after[1].endswith("▁cat")
+
+
+@pytest.mark.parametrize("page", [PAGE4, PAGE5, PAGE6, PAGE7])
+def test_bad_query_params_are_clamped(page):
+    at = open_page(page, layer="99", head="-4", stack="bogus", kind="nope")
+    assert not at.exception
+    assert at.get("plotly_chart")
+    if page != PAGE7:
+        assert at.slider(key="atlas_layer").value == 6  # clamped to the last layer, 1-based
+    if page == PAGE6:
+        assert at.slider(key="atlas_head").value == 1

@@ -1,0 +1,258 @@
+"""Figures of pages 4-7: viz/multihead.py, viz/layers.py, viz/decoding.py, viz/paper.py.
+
+Each figure must carry exactly the numbers it was given, label its axes consistently, and refuse
+shapes or labels that do not fit.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+import torch
+
+from transformer.analysis.decoding import HeadScore
+from viz import decoding as dec_viz
+from viz import layers as layer_viz
+from viz import multihead, paper
+from viz.heatmap import QUERY_KEY_NOTE
+from viz.labels import readable
+
+COLORS = ["#111111", "#222222", "#333333"]
+
+
+def softmax_rows(*shape: int, seed: int = 0) -> torch.Tensor:
+    g = torch.Generator().manual_seed(seed)
+    return torch.randn(*shape, generator=g).softmax(-1)
+
+
+def labels(n: int, prefix: str = "t") -> list[str]:
+    return [f"{i}:{prefix}{i}" for i in range(n)]
+
+
+def heads(n: int) -> list[str]:
+    return [f"head {h + 1}" for h in range(n)]
+
+
+# ---- viz/multihead.py ----------------------------------------------------------------------------
+
+
+def test_heads_grid_has_one_heatmap_per_head_with_its_weights():
+    w = softmax_rows(3, 4, 5)  # (H, T_q, T_k)
+    fig = multihead.heads_grid(w, labels(4, "q"), labels(5, "k"), heads(3), "layer 5")
+    assert len(fig.data) == 3
+    for h, trace in enumerate(fig.data):
+        np.testing.assert_allclose(np.asarray(trace.z), w[h].numpy(), rtol=1e-6)
+        assert list(trace.y) == labels(4, "q") and list(trace.x) == labels(5, "k")
+        assert trace.name == f"head {h + 1}"
+    axis = fig.layout.yaxis
+    assert axis.autorange == "reversed" and axis.scaleanchor == "x"
+    assert QUERY_KEY_NOTE in fig.layout.title.text
+    assert fig.layout.coloraxis.cmin == 0 and fig.layout.coloraxis.cmax == 1
+
+
+def test_heads_grid_rejects_labels_that_do_not_fit():
+    w = softmax_rows(2, 4, 4)
+    with pytest.raises(ValueError):
+        multihead.heads_grid(w, labels(3), labels(4), heads(2), "t")
+    with pytest.raises(ValueError):
+        multihead.heads_grid(w, labels(4), labels(4), heads(3), "t")
+
+
+def test_model_view_places_layer_l_head_h_at_trace_l_times_h_plus_h():
+    w = softmax_rows(2, 3, 4, 4)  # (L, H, T, T)
+    fig = multihead.model_view(list(w), ["layer 1", "layer 2"], heads(3), "model view")
+    assert len(fig.data) == 6
+    for layer in range(2):
+        for h in range(3):
+            trace = fig.data[layer * 3 + h]
+            np.testing.assert_allclose(np.asarray(trace.z), w[layer, h].numpy(), rtol=1e-6)
+            assert trace.name == f"layer {layer + 1}, head {h + 1}"
+    assert all(fig.layout[f"yaxis{'' if i == 0 else i + 1}"].autorange == "reversed" for i in range(6))
+
+
+def test_head_view_lines_are_exactly_the_weights_above_the_threshold():
+    w = softmax_rows(3, 5, 5)
+    fig = multihead.head_view(w, labels(5), labels(5), heads(3), COLORS, "t", min_weight=0.1)
+    for h in range(3):
+        (marker,) = [t for t in fig.data if t.name == f"head {h + 1}"]
+        got = {(int(q), int(k)): w_ for q, k, w_ in np.asarray(marker.customdata)}
+        expected = {(q, k): float(w[h, q, k]) for q in range(5) for k in range(5) if w[h, q, k] >= 0.1}
+        assert got.keys() == expected.keys()
+        for key, value in expected.items():
+            assert got[key] == pytest.approx(value, rel=1e-6)
+        assert marker.marker.color == COLORS[h]
+
+
+def test_head_view_isolates_one_query_and_chosen_heads():
+    w = softmax_rows(3, 5, 5)
+    fig = multihead.head_view(
+        w, labels(5), labels(5), heads(3), COLORS, "t", query=2, heads=[0, 2], min_weight=0.0
+    )
+    markers = [t for t in fig.data if t.mode == "markers"]
+    assert [t.name for t in markers] == ["head 1", "head 3"]
+    for t in markers:
+        data = np.asarray(t.customdata)
+        assert set(data[:, 0].astype(int)) == {2}  # only lines leaving query 2
+        assert len(data) == 5
+    lines = [t for t in fig.data if t.mode == "lines"]
+    assert lines, "lines must be drawn"
+    strong = max(lines, key=lambda t: t.line.width)
+    weak = min(lines, key=lambda t: t.line.width)
+    assert strong.opacity >= weak.opacity
+
+
+def test_head_view_rejects_a_query_out_of_range():
+    with pytest.raises(ValueError):
+        multihead.head_view(softmax_rows(2, 3, 3), labels(3), labels(3), heads(2), COLORS, "t", query=3)
+
+
+def test_head_view_escapes_token_text():
+    w = softmax_rows(1, 2, 2)
+    fig = multihead.head_view(w, ["0:<b>x</b>", "1:y"], ["0:a", "1:</s>"], heads(1), COLORS, "t")
+    texts = [text for t in fig.data if t.mode == "text" for text in t.text]
+    assert "0:&lt;b&gt;x&lt;/b&gt;" in texts and "1:&lt;/s&gt;" in texts
+    assert multihead.escape_text("a &lt; b & c") == "a &lt; b &amp; c"  # never escaped twice
+
+
+def test_concat_figure_shows_concat_w_o_and_output():
+    g = torch.Generator().manual_seed(3)
+    z = torch.randn(2, 3, 4, generator=g)  # (H, T, d_v)
+    concat = torch.cat(list(z), dim=-1)  # (T, H·d_v)
+    w_o = torch.randn(6, 8, generator=g)  # Linear weight: (d_model, H·d_v)
+    out = concat @ w_o.T  # (T, d_model)
+    fig = multihead.concat_figure(z, concat, w_o, out, labels(3), heads(2), "t")
+    np.testing.assert_allclose(np.asarray(fig.data[0].z), concat.numpy(), rtol=1e-6)
+    np.testing.assert_allclose(np.asarray(fig.data[1].z), w_o.T.numpy(), rtol=1e-6)  # (H·d_v, d_model)
+    np.testing.assert_allclose(np.asarray(fig.data[2].z), out.numpy(), rtol=1e-6)
+    titles = " ".join(a.text for a in fig.layout.annotations)
+    assert "3 × 2·4 = 3 × 8" in titles and "W^O: 8 × 6" in titles and "output: 3 × 6" in titles
+    with pytest.raises(ValueError):
+        multihead.concat_figure(z, concat.flip(-1), w_o, out, labels(3), heads(2), "t")
+    with pytest.raises(ValueError):
+        multihead.concat_figure(z, concat, w_o[:, :5], out, labels(3), heads(2), "t")
+
+
+# ---- viz/layers.py -------------------------------------------------------------------------------
+
+
+def test_ffn_zero_fraction_and_figure():
+    hidden = torch.tensor([[0.0, 1.0, 0.0, 2.0], [0.0, 0.0, 0.0, 0.5]])
+    np.testing.assert_allclose(layer_viz.ffn_zero_fraction(hidden), [0.5, 0.75])
+    fig = layer_viz.ffn_hidden_figure(hidden, labels(2), "t")
+    np.testing.assert_allclose(np.asarray(fig.data[0].z), hidden.numpy())
+    np.testing.assert_allclose(np.asarray(fig.data[1].x), [0.5, 0.75])
+    with pytest.raises(ValueError):
+        layer_viz.ffn_hidden_figure(-hidden - 1, labels(2), "t")  # not a ReLU output
+
+
+def test_activation_heatmap_keeps_values_and_centres_the_scale():
+    values = torch.tensor([[1.0, -3.0], [0.5, 2.0]])
+    fig = layer_viz.activation_heatmap(values, labels(2), "t")
+    np.testing.assert_allclose(np.asarray(fig.data[0].z), values.numpy())
+    assert fig.data[0].zmin == -3.0 and fig.data[0].zmax == 3.0
+    assert fig.layout.yaxis.autorange == "reversed"
+
+
+def test_stage_norms_are_vector_lengths():
+    a = torch.tensor([[3.0, 4.0], [0.0, 1.0]])
+    fig = layer_viz.stage_norms([("in", a), ("out", 2 * a)], labels(2), "t")
+    np.testing.assert_allclose(fig.data[0].y, [5.0, 10.0])
+    np.testing.assert_allclose(fig.data[1].y, [1.0, 2.0])
+
+
+def test_layer_changes_cosine_and_norms():
+    reps = torch.tensor(
+        [[[1.0, 0.0], [0.0, 2.0]], [[1.0, 1.0], [0.0, -2.0]], [[0.0, 3.0], [0.0, -1.0]]]
+    )  # (L+1 = 3, T = 2, D = 2)
+    cos = layer_viz.consecutive_cosine(reps)  # (L, T)
+    np.testing.assert_allclose(cos, [[1 / np.sqrt(2), -1.0], [1 / np.sqrt(2), 1.0]], atol=1e-6)
+    fig = layer_viz.layer_changes(reps, labels(2), ["input", "layer 1", "layer 2"], "t")
+    np.testing.assert_allclose(np.asarray(fig.data[0].z), cos.T, atol=1e-6)
+    np.testing.assert_allclose(fig.data[1].y, [1.0, np.sqrt(2), 3.0], atol=1e-6)
+    with pytest.raises(ValueError):
+        layer_viz.layer_changes(reps, labels(3), ["input", "layer 1", "layer 2"], "t")
+
+
+# ---- viz/decoding.py -----------------------------------------------------------------------------
+
+
+def test_masked_attention_heatmap_marks_blocked_cells():
+    allowed = torch.tril(torch.ones(3, 3, dtype=torch.bool))
+    w = softmax_rows(3, 3).masked_fill(~allowed, 0.0)
+    w = w / w.sum(-1, keepdim=True)
+    fig = dec_viz.masked_attention_heatmap(w, allowed, labels(3), labels(3), "t")
+    z = np.asarray(fig.data[0].z, dtype=float)
+    assert np.isnan(z[0, 1]) and np.isnan(z[0, 2]) and np.isnan(z[1, 2])
+    np.testing.assert_allclose(z[allowed.numpy()], w[allowed].numpy(), rtol=1e-6)
+    assert fig.data[0].text[0][2] == dec_viz.BLOCKED_TEXT
+    with pytest.raises(ValueError):
+        dec_viz.masked_attention_heatmap(w, allowed[:2], labels(3), labels(3), "t")
+
+
+def test_alignment_heatmap_averages_heads_or_picks_one():
+    w = softmax_rows(4, 3, 5)  # (H, T, S)
+    avg = dec_viz.alignment_heatmap(w, labels(3), labels(5), "t")
+    np.testing.assert_allclose(np.asarray(avg.data[0].z), w.mean(0).numpy(), rtol=1e-6)
+    np.testing.assert_allclose(np.asarray(avg.data[0].z).sum(-1), 1.0, rtol=1e-6)
+    one = dec_viz.alignment_heatmap(w, labels(3), labels(5), "t", head=2)
+    np.testing.assert_allclose(np.asarray(one.data[0].z), w[2].numpy(), rtol=1e-6)
+    with pytest.raises(ValueError):
+        dec_viz.alignment_heatmap(w, labels(3), labels(5), "t", head=4)
+
+
+def test_step_rows_and_layer_rows():
+    rows = softmax_rows(2, 3, 4)  # (L, H, T_k)
+    fig = dec_viz.step_rows_heatmap(rows[1], labels(4), heads(3), "t")
+    np.testing.assert_allclose(np.asarray(fig.data[0].z), rows[1].numpy(), rtol=1e-6)
+    assert list(fig.data[0].y) == heads(3)
+    fig = dec_viz.layer_rows_heatmap(list(rows), labels(4), ["layer 1", "layer 2"], "t")
+    np.testing.assert_allclose(np.asarray(fig.data[0].z), rows.mean(1).numpy(), rtol=1e-6)
+
+
+def test_topk_bar_and_beam_rows():
+    fig = dec_viz.topk_bar(["▁die", "▁der", "</s>"], [0.5, 0.3, 0.1], "t")
+    assert list(fig.data[0].x) == [0.5, 0.3, 0.1]
+    assert list(fig.data[0].y) == ["1. ▁die", "2. ▁der", f"3. {readable('</s>')}"]
+    with pytest.raises(ValueError):
+        dec_viz.topk_bar(["a"], [0.5, 0.5], "t")
+    beam = [
+        {"text": "Hallo", "ids": [7, 8], "log_prob": -1.0, "score": -0.9, "finished": True},
+        {"text": "Hi", "ids": [9], "log_prob": -2.0, "score": -1.9, "finished": False},
+    ]
+    rows = dec_viz.beam_rows(beam)
+    assert [r["rank"] for r in rows] == [1, 2] and rows[1]["tokens"] == 1
+    assert rows[0]["translation"] == "Hallo" and rows[1]["ended with </s>"] is False
+    fig = dec_viz.beam_figure(beam, "t")
+    assert list(fig.data[1].y) == [-0.9, -1.9]
+
+
+# ---- viz/paper.py --------------------------------------------------------------------------------
+
+
+def test_query_rows_heatmap_is_one_row_per_head():
+    w = softmax_rows(3, 4, 4)
+    fig = paper.query_rows_heatmap(w, labels(4), 2, heads(3), "t")
+    np.testing.assert_allclose(np.asarray(fig.data[0].z), w[:, 2, :].numpy(), rtol=1e-6)
+    with pytest.raises(ValueError):
+        paper.query_rows_heatmap(w, labels(4), 4, heads(3), "t")
+
+
+def test_figure3_draws_only_the_query_token():
+    w = softmax_rows(3, 4, 4)
+    fig = paper.figure3(w, labels(4), 1, heads(3), COLORS, "t")
+    for t in fig.data:
+        if t.mode == "markers":
+            assert set(np.asarray(t.customdata)[:, 0].astype(int)) == {1}
+    with pytest.raises(ValueError):
+        paper.figure_full(w, labels(4), [], heads(3), COLORS, "t")
+
+
+def test_ranking_rows_use_the_displayed_numbering():
+    scores = [HeadScore(4, 0, 0.9), HeadScore(0, 7, 0.5), HeadScore(1, 1, 0.1)]
+    one_based = paper.ranking_rows(scores, lambda i: i + 1, lambda h: h + 1, limit=2)
+    assert one_based == [
+        {"rank": 1, "layer": 5, "head": 1, "weight": 0.9},
+        {"rank": 2, "layer": 1, "head": 8, "weight": 0.5},
+    ]
+    zero_based = paper.ranking_rows(scores, lambda i: i, lambda h: h)
+    assert [(r["layer"], r["head"]) for r in zero_based] == [(4, 0), (0, 7), (1, 1)]

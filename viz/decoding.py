@@ -1,0 +1,174 @@
+"""The decoder at work (paper §3.1, §3.2.3, §6.1): masked self-attention, cross-attention as an
+alignment, one decoding step at a time, and beam search candidates.
+
+- `masked_attention_heatmap`: decoder self-attention with the blocked (future) cells marked.
+- `alignment_heatmap`: encoder-decoder attention, target rows x source columns.
+- `step_rows_heatmap`: the newest query's attention row in every head (rows = heads).
+- `layer_rows_heatmap`: the newest query's row, averaged over heads, in every layer (rows = layers).
+- `topk_bar`: the k most probable next tokens.
+- `beam_rows` / `beam_figure`: beam search candidates and their scores.
+
+Shapes: H heads, L layers, T decoder positions, S source positions, T_k keys.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import plotly.graph_objects as go
+
+from viz.heatmap import as_array, attention_heatmap
+from viz.labels import readable
+from viz.multihead import as_stack, escape_text
+
+BLOCKED_TEXT = "0 (blocked: a future position)"
+
+
+def masked_attention_heatmap(
+    weights, allowed, query_labels: list[str], key_labels: list[str], title: str, colorscale: str = "Blues"
+) -> go.Figure:
+    """Decoder self-attention (T, T) with the causal mask made visible.
+
+    `allowed` (T, T) bool, True = may attend. Blocked cells are drawn as grey gaps (their weight is
+    exactly 0 because their score was −∞) and say so on hover.
+    """
+    w = as_array(weights)
+    ok = np.asarray(allowed.detach().cpu().numpy() if hasattr(allowed, "detach") else allowed, dtype=bool)
+    if ok.shape != w.shape:
+        raise ValueError(f"mask shape {ok.shape} does not match weights {w.shape}")
+    fig = attention_heatmap(np.where(ok, w, np.nan), query_labels, key_labels, title, colorscale)
+    fig.data[0].text = np.where(ok, np.char.mod("%.4f", w), BLOCKED_TEXT)
+    return fig
+
+
+def alignment_heatmap(
+    weights,
+    tgt_labels: list[str],
+    src_labels: list[str],
+    title: str,
+    head: int | None = None,
+    colorscale: str = "Blues",
+) -> go.Figure:
+    """Cross-attention as an alignment matrix: German (target) rows, English (source) columns.
+
+    weights: (H, T, S); `head` picks one head, None averages the heads (rows still sum to 1).
+    """
+    w = as_stack(weights, 3)
+    if head is not None and not 0 <= head < w.shape[0]:
+        raise ValueError(f"head {head} out of range 0..{w.shape[0] - 1}")
+    fig = attention_heatmap(
+        w.mean(axis=0) if head is None else w[head], tgt_labels, src_labels, title, colorscale
+    )
+    fig.update_yaxes(title="target (decoder) queries")
+    fig.update_xaxes(title="source (encoder) keys")
+    return fig
+
+
+def step_rows_heatmap(
+    rows, key_labels: list[str], head_names: list[str], title: str, colorscale: str = "Blues"
+) -> go.Figure:
+    """rows: (H, T_k), the newest query's weights in each head -> rows = heads, columns = keys."""
+    z = as_array(rows)
+    if z.shape[0] != len(head_names) or z.shape[1] != len(key_labels):
+        raise ValueError(f"{len(head_names)} heads × {len(key_labels)} keys do not fit shape {z.shape}")
+    fig = attention_heatmap(z, list(head_names), list(key_labels), title, colorscale)
+    fig.update_layout(
+        title=f"{title}<br><sup>rows = heads (each row is the newest query's weights), "
+        "columns = keys (attended to)</sup>"
+    )
+    fig.update_yaxes(title="head")
+    return fig
+
+
+def layer_rows_heatmap(
+    rows, key_labels: list[str], layer_names: list[str], title: str, colorscale: str = "Blues"
+) -> go.Figure:
+    """rows: (L, H, T_k) -> the head average per layer: rows = layers, columns = keys."""
+    z = as_stack(rows, 3).mean(axis=1)  # (L, T_k)
+    if z.shape[0] != len(layer_names) or z.shape[1] != len(key_labels):
+        raise ValueError(f"{len(layer_names)} layers × {len(key_labels)} keys do not fit shape {z.shape}")
+    fig = attention_heatmap(z, list(layer_names), list(key_labels), title, colorscale)
+    fig.update_layout(
+        title=f"{title}<br><sup>rows = layers (the newest query's weights, averaged over "
+        "heads), columns = keys (attended to)</sup>"
+    )
+    fig.update_yaxes(title="layer")
+    return fig
+
+
+def topk_bar(
+    pieces: list[str], probs: list[float], title: str, color: str = "#1f77b4", chosen: int | None = 0
+) -> go.Figure:
+    """Horizontal bars of the k most probable next tokens, most probable on top.
+
+    `chosen` marks the bar of the token greedy decoding takes (index into `pieces`).
+    """
+    if len(pieces) != len(probs):
+        raise ValueError(f"{len(pieces)} pieces for {len(probs)} probabilities")
+    labels = [f"{i + 1}. {readable(p)}" for i, p in enumerate(pieces)]
+    colors = [color if i == chosen else "#9aa5b1" for i in range(len(pieces))]
+    fig = go.Figure(
+        go.Bar(
+            x=list(probs),
+            y=labels,
+            orientation="h",
+            marker_color=colors,
+            text=[f"{p:.1%}" for p in probs],
+            textposition="outside",
+            hovertemplate="%{y}<br>P = %{x:.4f}<extra></extra>",
+        )
+    )
+    fig.update_yaxes(autorange="reversed", type="category")
+    fig.update_xaxes(range=[0, 1.1], tickformat=".0%", title="probability of being the next token")
+    fig.update_layout(
+        title=title, height=max(260, 28 * len(pieces) + 120), margin=dict(l=10, r=10, t=60, b=10)
+    )
+    return fig
+
+
+def beam_rows(beam: list[dict]) -> list[dict]:
+    """Beam candidates (as returned by ui.model.translate) as table rows, best first."""
+    return [
+        {
+            "rank": i + 1,
+            "translation": cand["text"],
+            "tokens": len(cand["ids"]),
+            "log P": round(float(cand["log_prob"]), 4),
+            "score = log P / lp": round(float(cand["score"]), 4),
+            "ended with </s>": bool(cand.get("finished", True)),
+        }
+        for i, cand in enumerate(beam)
+    ]
+
+
+def beam_figure(beam: list[dict], title: str, color: str = "#1f77b4") -> go.Figure:
+    """Bars of each candidate's log-probability and length-penalised score (higher is better)."""
+    names = [f"#{i + 1}" for i in range(len(beam))]
+    texts = [escape_text(cand["text"]) for cand in beam]
+    fig = go.Figure(
+        [
+            go.Bar(
+                x=names,
+                y=[c["log_prob"] for c in beam],
+                name="log P(Y|X)",
+                marker_color="#9aa5b1",
+                customdata=texts,
+                hovertemplate="%{x}: %{customdata}<br>log P = %{y:.4f}<extra></extra>",
+            ),
+            go.Bar(
+                x=names,
+                y=[c["score"] for c in beam],
+                name="score (÷ length penalty)",
+                marker_color=color,
+                customdata=texts,
+                hovertemplate="%{x}: %{customdata}<br>score = %{y:.4f}<extra></extra>",
+            ),
+        ]
+    )
+    fig.update_layout(
+        title=title,
+        barmode="group",
+        yaxis_title="log-probability (0 is best)",
+        height=360,
+        margin=dict(l=10, r=10, t=60, b=10),
+    )
+    return fig

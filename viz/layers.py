@@ -1,0 +1,236 @@
+"""Inside an encoder layer (paper §3.1, §3.3, §5.4): residual sums, LayerNorm, the ReLU FFN.
+
+    x₁ = LayerNorm(x + MultiHead(x, x, x))        FFN(x) = max(0, x W₁ + b₁) W₂ + b₂
+    x₂ = LayerNorm(x₁ + FFN(x₁))
+
+- `activation_heatmap`: one stage's vectors (T x D or T x d_ff), one row per token.
+- `stage_norms`: the length of each token's vector through the stages of one layer.
+- `ffn_zero_fraction` / `ffn_hidden_figure`: how many hidden units the ReLU switched off.
+- `layer_changes`: each token's vector from layer to layer: cosine similarity with the previous
+  layer and its norm.
+
+Activation heatmaps are not attention matrices: their columns are feature dimensions (128 or 512
+of them), so cells are not forced square; rows are still tokens, top to bottom.
+
+Shapes: T positions, D = d_model, F = d_ff, L layers.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import plotly.graph_objects as go
+from plotly.subplots import make_subplots
+
+from viz.heatmap import as_array, heatmap
+from viz.multihead import as_stack, escape_text
+
+
+def activation_heatmap(
+    values, labels: list[str], title: str, colorscale: str = "RdBu", feature: str = "dimension"
+) -> go.Figure:
+    """values: (T, D) -> heatmap with tokens as rows and feature dimensions as columns.
+
+    A diverging scale centred on 0 (blue/red = negative/positive), except for ReLU outputs, which
+    are never negative: pass a sequential `colorscale` for those.
+    """
+    z = as_array(values)
+    bound = float(np.abs(z).max()) or 1.0
+    sequential = bool(z.min() >= 0)
+    fig = heatmap(
+        z,
+        list(labels),
+        [str(i) for i in range(z.shape[1])],
+        title,
+        colorscale=colorscale,
+        zmin=0.0 if sequential else -bound,
+        zmax=bound,
+        square=False,
+        row_title="tokens",
+        col_title=feature,
+    )
+    fig.update_xaxes(showticklabels=False)
+    fig.update_layout(height=max(300, 18 * z.shape[0] + 140))
+    return fig
+
+
+def vector_norms(values) -> np.ndarray:
+    """(T, D) -> (T,) Euclidean length of each token's vector."""
+    return np.linalg.norm(as_array(values), axis=1)
+
+
+def stage_norms(
+    stages: list[tuple[str, object]], labels: list[str], title: str, colors: list[str] | None = None
+) -> go.Figure:
+    """Each token's vector length at each stage of a layer: one line per token.
+
+    stages: [(stage name, (T, D) values), ...] in the order the layer computes them.
+    """
+    if not stages:
+        raise ValueError("no stages to draw")
+    norms = np.stack([vector_norms(v) for _, v in stages])  # (stages, T)
+    if norms.shape[1] != len(labels):
+        raise ValueError(f"{len(labels)} labels for {norms.shape[1]} tokens")
+    names = [name for name, _ in stages]
+    fig = go.Figure()
+    for t, label in enumerate(labels):
+        color = colors[t % len(colors)] if colors else None
+        fig.add_trace(
+            go.Scatter(
+                x=names,
+                y=norms[:, t],
+                mode="lines+markers",
+                name=escape_text(label),
+                line=dict(color=color),
+                hovertemplate=f"{escape_text(label)}<br>%{{x}}<br>‖x‖ = %{{y:.3f}}<extra></extra>",
+            )
+        )
+    fig.update_layout(
+        title=title,
+        xaxis_title="stage",
+        yaxis_title="vector length ‖x‖",
+        height=420,
+        margin=dict(l=10, r=10, t=60, b=10),
+    )
+    return fig
+
+
+def ffn_zero_fraction(hidden) -> np.ndarray:
+    """(T, F) ReLU outputs -> (T,) share of hidden units that are exactly zero for each token."""
+    h = as_array(hidden)
+    return (h == 0).mean(axis=1)
+
+
+def ffn_hidden_figure(hidden, labels: list[str], title: str, colorscale: str = "Blues") -> go.Figure:
+    """The FFN's hidden ReLU activations (T x d_ff) and, beside them, the share of zeros per token."""
+    h = as_array(hidden)
+    if h.shape[0] != len(labels):
+        raise ValueError(f"{len(labels)} labels for {h.shape[0]} tokens")
+    if (h < 0).any():
+        raise ValueError("ReLU outputs cannot be negative: is this the hidden layer after the ReLU?")
+    zeros = ffn_zero_fraction(h)
+    fig = make_subplots(
+        rows=1,
+        cols=2,
+        column_widths=[0.78, 0.22],
+        shared_yaxes=True,
+        horizontal_spacing=0.02,
+        subplot_titles=[f"hidden units after ReLU ({h.shape[0]} × {h.shape[1]})", "share of zeros"],
+    )
+    fig.add_trace(
+        go.Heatmap(
+            z=h,
+            x=list(range(h.shape[1])),
+            y=list(labels),
+            colorscale=colorscale,
+            zmin=0.0,
+            zmax=float(h.max()) or 1.0,
+            name="hidden",
+            colorbar=dict(x=-0.12, title="value"),
+            hovertemplate="token %{y}<br>unit %{x}<br>value = %{z:.4f}<extra></extra>",
+        ),
+        row=1,
+        col=1,
+    )
+    fig.add_trace(
+        go.Bar(
+            x=zeros,
+            y=list(labels),
+            orientation="h",
+            name="zeros",
+            marker_color="#888",
+            hovertemplate="token %{y}<br>%{x:.1%} of units are 0<extra></extra>",
+        ),
+        row=1,
+        col=2,
+    )
+    fig.update_yaxes(autorange="reversed", type="category")
+    fig.update_xaxes(showticklabels=False, row=1, col=1)
+    fig.update_xaxes(range=[0, 1], tickformat=".0%", row=1, col=2)
+    fig.update_layout(
+        title=title,
+        showlegend=False,
+        height=max(320, 18 * h.shape[0] + 140),
+        margin=dict(l=10, r=10, t=80, b=10),
+    )
+    return fig
+
+
+def consecutive_cosine(reps) -> np.ndarray:
+    """reps: (L+1, T, D), index 0 = the layer-1 input -> (L, T) cosine(layer l output, its input)."""
+    r = as_stack(reps, 3)
+    if r.shape[0] < 2:
+        raise ValueError(f"expected (L+1, T, D) with L >= 1, got {r.shape}")
+    a, b = r[:-1], r[1:]
+    denom = np.linalg.norm(a, axis=-1) * np.linalg.norm(b, axis=-1)
+    return (a * b).sum(-1) / np.where(denom == 0, 1.0, denom)
+
+
+def layer_changes(
+    reps,
+    labels: list[str],
+    layer_names: list[str],
+    title: str,
+    colorscale: str = "Viridis",
+    colors: list[str] | None = None,
+) -> go.Figure:
+    """How each token's vector changes from layer to layer.
+
+    reps: (L+1, T, D) or a list of L+1 (T, D): the encoder input (embedding + PE), then each layer's
+    output. Left: a heatmap of cosine(output of layer l, its input) per token (1 = direction
+    unchanged). Right: each token's vector length at every stage. `layer_names` names the L+1
+    entries ("input", "layer 1", ...).
+    """
+    r = as_stack(reps, 3)
+    if r.shape[1] != len(labels) or r.shape[0] != len(layer_names):
+        raise ValueError(
+            f"shape {r.shape} does not fit {len(layer_names)} layer names and {len(labels)} labels"
+        )
+    cos = consecutive_cosine(r).T  # (T, L)
+    norms = np.linalg.norm(r, axis=-1)  # (L+1, T)
+    steps = [f"{layer_names[i]} → {layer_names[i + 1]}" for i in range(len(layer_names) - 1)]
+    fig = make_subplots(
+        rows=1,
+        cols=2,
+        column_widths=[0.5, 0.5],
+        horizontal_spacing=0.18,
+        subplot_titles=["cosine similarity with the previous layer", "vector length per layer"],
+    )
+    fig.add_trace(
+        go.Heatmap(
+            z=cos,
+            x=steps,
+            y=list(labels),
+            colorscale=colorscale,
+            zmin=-1.0,
+            zmax=1.0,
+            name="cosine",
+            colorbar=dict(x=0.43, title="cos"),
+            hovertemplate="token %{y}<br>%{x}<br>cosine = %{z:.4f}<extra></extra>",
+        ),
+        row=1,
+        col=1,
+    )
+    for t, label in enumerate(labels):
+        color = colors[t % len(colors)] if colors else None
+        fig.add_trace(
+            go.Scatter(
+                x=list(layer_names),
+                y=norms[:, t],
+                mode="lines+markers",
+                name=escape_text(label),
+                line=dict(color=color),
+                hovertemplate=f"{escape_text(label)}<br>%{{x}}<br>‖x‖ = %{{y:.3f}}<extra></extra>",
+            ),
+            row=1,
+            col=2,
+        )
+    fig.update_yaxes(autorange="reversed", type="category", row=1, col=1)
+    fig.update_xaxes(type="category", tickangle=-45, row=1, col=1)
+    fig.update_yaxes(title="‖x‖", row=1, col=2)
+    fig.update_layout(
+        title=title,
+        height=max(420, 18 * len(labels) + 160),
+        margin=dict(l=10, r=10, t=80, b=10),
+        legend=dict(font=dict(size=9)),
+    )
+    return fig

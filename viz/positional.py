@@ -1,0 +1,123 @@
+"""Figures for the sinusoidal positional encoding (paper §3.5) and what attention does without it."""
+
+from __future__ import annotations
+
+import numpy as np
+import plotly.graph_objects as go
+
+from viz.heatmap import as_array, attention_heatmap, heatmap
+
+
+def pe_heatmap(pe, title: str = "The positional-encoding table", colorscale: str = "RdBu") -> go.Figure:
+    """PE (P, D): one row per position (0 at the top), one column per dimension, values in [−1, 1]."""
+    z = as_array(pe)
+    fig = heatmap(
+        z,
+        [f"pos {p}" for p in range(z.shape[0])],
+        [f"d{j} ({'sin' if j % 2 == 0 else 'cos'})" for j in range(z.shape[1])],
+        f"{title}<br><sup>rows = positions, columns = dimensions (even: sin, odd: cos)</sup>",
+        colorscale=colorscale,
+        zmin=-1.0,
+        zmax=1.0,
+        square=False,
+        row_title="position",
+        col_title="dimension",
+    )
+    fig.update_xaxes(showticklabels=False)
+    fig.update_yaxes(showticklabels=z.shape[0] <= 40)
+    fig.update_layout(height=max(320, min(8 * z.shape[0], 700)))
+    return fig
+
+
+def pe_curves(pe, dims: list[int], title: str = "One dimension of PE along the positions") -> go.Figure:
+    """Lines PE[:, dim] against position for each chosen dimension."""
+    z = as_array(pe)
+    bad = [d for d in dims if not 0 <= d < z.shape[1]]
+    if bad:
+        raise ValueError(f"dimensions {bad} outside 0..{z.shape[1] - 1}")
+    positions = np.arange(z.shape[0])
+    fig = go.Figure(
+        [
+            go.Scatter(
+                x=positions,
+                y=z[:, d],
+                mode="lines+markers",
+                marker=dict(size=4),
+                name=f"d{d} ({'sin' if d % 2 == 0 else 'cos'})",
+                hovertemplate="pos %{x}<br>PE = %{y:.4f}<extra>d" + str(d) + "</extra>",
+            )
+            for d in dims
+        ]
+    )
+    fig.update_xaxes(title="position")
+    fig.update_yaxes(title="PE(pos, dim)", range=[-1.1, 1.1])
+    fig.update_layout(title=title, margin=dict(l=10, r=10, t=60, b=10))
+    return fig
+
+
+def position_similarity_heatmap(similarity, title: str = "PE(p) · PE(q) for every pair of positions",
+                                colorscale: str = "Blues") -> go.Figure:
+    """Dot products (P, P) of position encodings; rows and columns are positions."""
+    z = as_array(similarity)
+    labels = [f"pos {p}" for p in range(z.shape[0])]
+    return heatmap(
+        z,
+        labels,
+        labels,
+        f"{title}<br><sup>rows and columns = positions; the diagonal is |PE|² = d_model / 2</sup>",
+        colorscale=colorscale,
+        hover_name="dot product",
+        row_title="position p",
+        col_title="position q",
+    )
+
+
+def shift_matrix_heatmap(matrix, k: int, size: int | None = None, colorscale: str = "RdBu") -> go.Figure:
+    """M_k (D, D), or its top-left `size` × `size` corner, where the 2×2 rotation blocks are visible."""
+    z = as_array(matrix)
+    if size is not None:
+        z = z[:size, :size]
+    labels = [f"d{j}" for j in range(z.shape[0])]
+    shown = "" if size is None or size >= as_array(matrix).shape[0] else f" (first {z.shape[0]} dimensions)"
+    return heatmap(
+        z,
+        labels,
+        labels,
+        f"M_k for k = {k}{shown}<br><sup>zero except 2×2 rotation blocks on the diagonal</sup>",
+        colorscale=colorscale,
+        zmin=-1.0,
+        zmax=1.0,
+        hover_name="M_k entry",
+        row_title="output dimension",
+        col_title="input dimension",
+    )
+
+
+def shift_scatter(predicted, actual, k: int) -> go.Figure:
+    """Every entry of M_k · PE(pos) against PE(pos + k): all points lie on the line y = x."""
+    p, a = as_array(predicted), as_array(actual)
+    if p.shape != a.shape:
+        raise ValueError(f"predicted {p.shape} and actual {a.shape} differ in shape")
+    fig = go.Figure(
+        [
+            go.Scattergl(x=p.ravel(), y=a.ravel(), mode="markers", marker=dict(size=3, opacity=0.5),
+                         name="entries", hovertemplate="M_k·PE(pos) = %{x:.6f}<br>PE(pos+k) = %{y:.6f}"
+                         "<extra></extra>"),
+            go.Scatter(x=[-1, 1], y=[-1, 1], mode="lines", name="y = x",
+                       line=dict(dash="dash", color="grey")),
+        ]
+    )
+    fig.update_xaxes(title=f"M_{k} · PE(pos)", range=[-1.1, 1.1])
+    fig.update_yaxes(title=f"PE(pos + {k})", range=[-1.1, 1.1], scaleanchor="x", scaleratio=1)
+    fig.update_layout(title=f"Moving {k} positions on is one fixed linear map", height=420,
+                      margin=dict(l=10, r=10, t=60, b=10))
+    return fig
+
+
+def shuffle_pair(plain, shuffled, labels: list[str], shuffled_labels: list[str], title: str,
+                 colorscale: str = "Blues") -> tuple[go.Figure, go.Figure]:
+    """The same head's attention (S, S) on the sentence and on its shuffle, as two attention heatmaps."""
+    return (
+        attention_heatmap(plain, labels, labels, f"{title}: your word order", colorscale),
+        attention_heatmap(shuffled, shuffled_labels, shuffled_labels, f"{title}: words shuffled", colorscale),
+    )

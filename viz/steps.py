@@ -1,0 +1,168 @@
+"""Scaled dot-product attention one step at a time (paper §3.2.1, Figure 2 left), for one head.
+
+    Attention(Q, K, V) = softmax(Q Kᵀ / √d_k) V
+
+Each step gets its own figure, all sharing the same query/key labels, so a reader can follow one
+query row from Q to its output z. Inputs are one head's tensors (no batch, no head dimension):
+Q (T_q, d_k), K and V (T_k, d_k), every score matrix (T_q, T_k), Z (T_q, d_k).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import plotly.graph_objects as go
+from plotly.subplots import make_subplots
+
+from viz.heatmap import QUERY_KEY_NOTE, as_array, attention_heatmap, heatmap
+
+BLOCKED = "−∞ (blocked)"
+
+
+def _bound(z: np.ndarray) -> float:
+    finite = z[np.isfinite(z)]
+    return float(np.abs(finite).max()) if finite.size and np.abs(finite).max() > 0 else 1.0
+
+
+def vectors_heatmap(values, labels: list[str], title: str, what: str, colorscale: str = "RdBu") -> go.Figure:
+    """One vector per token (T, d_k): rows = tokens, columns = the head's d_k dimensions."""
+    z = as_array(values)
+    bound = _bound(z)
+    fig = heatmap(
+        z,
+        labels,
+        [f"{what}{j}" for j in range(z.shape[1])],
+        title,
+        colorscale=colorscale,
+        zmin=-bound,
+        zmax=bound,
+        hover_name=f"{what} entry",
+        row_title="tokens",
+        col_title="dimension of d_k",
+    )
+    fig.update_traces(colorbar=dict(thickness=12))  # three of these share a row on the page
+    fig.update_yaxes(dtick=1)  # every token labelled, even when the cells are small
+    # Square cells in a third of the page are ~18 px wide: size the figure to fit them, not the default.
+    fig.update_layout(height=max(260, 18 * z.shape[0] + 180))
+    return fig
+
+
+def scores_heatmap(values, query_labels: list[str], key_labels: list[str], title: str,
+                   colorscale: str = "RdBu", hover_name: str = "score") -> go.Figure:
+    """A (T_q, T_k) score matrix, colour centred on 0; −∞ entries appear as gaps marked 'blocked'."""
+    z = as_array(values)
+    bound = _bound(z)
+    return heatmap(
+        z,
+        query_labels,
+        key_labels,
+        f"{title}<br><sup>{QUERY_KEY_NOTE}</sup>",
+        colorscale=colorscale,
+        zmin=-bound,
+        zmax=bound,
+        hover_name=hover_name,
+        row_title="queries",
+        col_title="keys",
+    )
+
+
+def mask_heatmap(allowed, query_labels: list[str], key_labels: list[str], title: str = "The mask",
+                 colour: str = "#9ecae1") -> go.Figure:
+    """The mask as what it adds to the scores: 0 where a query may attend, −∞ (a gap) where blocked."""
+    a = as_array(allowed).astype(bool)
+    additive = np.where(a, 0.0, -np.inf)
+    fig = heatmap(
+        additive,
+        query_labels,
+        key_labels,
+        f"{title}<br><sup>{QUERY_KEY_NOTE}; white gaps = −∞ (blocked)</sup>",
+        colorscale=[[0.0, colour], [1.0, colour]],  # every allowed cell holds 0: one flat colour
+        zmin=0.0,
+        zmax=1.0,
+        hover_name="added to the score",
+        row_title="queries",
+        col_title="keys",
+    )
+    fig.update_traces(showscale=False)
+    fig.update_layout(plot_bgcolor="white")
+    return fig
+
+
+def highlight_row(fig: go.Figure, row: int | None, color: str = "#d62728") -> go.Figure:
+    """Draw a frame around one row (a query) of a heatmap, so it can be followed across steps."""
+    if row is not None:
+        fig.add_shape(type="rect", xref="x domain", x0=0, x1=1, yref="y", y0=row - 0.5, y1=row + 0.5,
+                      line=dict(color=color, width=3), fillcolor="rgba(0,0,0,0)")
+    return fig
+
+
+def _shapes(q, k, v, qk, scores, allowed, masked, pattern, z, query_labels, key_labels) -> dict:
+    arrays = {name: as_array(x) for name, x in
+              dict(q=q, k=k, v=v, qk=qk, scores=scores, allowed=allowed, masked=masked, pattern=pattern,
+                   z=z).items()}
+    t_q, t_k = len(query_labels), len(key_labels)
+    d_k = arrays["q"].shape[1]
+    d_v = arrays["v"].shape[1]
+    expected = dict(q=(t_q, d_k), k=(t_k, d_k), v=(t_k, d_v), qk=(t_q, t_k), scores=(t_q, t_k),
+                    allowed=(t_q, t_k), masked=(t_q, t_k), pattern=(t_q, t_k), z=(t_q, d_v))
+    for name, shape in expected.items():
+        if arrays[name].shape != shape:
+            raise ValueError(f"{name} has shape {arrays[name].shape}, expected {shape} for "
+                             f"{t_q} query labels, {t_k} key labels and d_k = {d_k}")
+    return arrays
+
+
+def step_figures(q, k, v, qk, scores, allowed, masked, pattern, z, query_labels: list[str],
+                 key_labels: list[str], sequential: str = "Blues", diverging: str = "RdBu",
+                 highlight: int | None = None, context: str = "") -> dict[str, go.Figure]:
+    """One figure per step, in order: q, k, v, qk, scores, mask, masked, pattern, z.
+
+    Raises ValueError when the shapes do not fit each other or the labels. `highlight` frames one
+    query row in every figure whose rows are queries; `context` (e.g. "layer 5, head 1") ends each title.
+    """
+    a = _shapes(q, k, v, qk, scores, allowed, masked, pattern, z, query_labels, key_labels)
+    figs = {
+        "q": vectors_heatmap(a["q"], query_labels, "Q (one row per query)", "q", diverging),
+        "k": vectors_heatmap(a["k"], key_labels, "K (one row per key)", "k", diverging),
+        "v": vectors_heatmap(a["v"], key_labels, "V (one row per key)", "v", diverging),
+        "qk": scores_heatmap(a["qk"], query_labels, key_labels, "Q Kᵀ", diverging, "q·k"),
+        "scores": scores_heatmap(a["scores"], query_labels, key_labels, "Q Kᵀ / √d_k", diverging,
+                                 "scaled score"),
+        "mask": mask_heatmap(a["allowed"], query_labels, key_labels),
+        "masked": scores_heatmap(a["masked"], query_labels, key_labels, "Scores after the mask", diverging,
+                                 "masked score"),
+        "pattern": attention_heatmap(a["pattern"], query_labels, key_labels, "softmax: attention weights",
+                                     sequential),
+        "z": vectors_heatmap(a["z"], query_labels, "Z = weights · V (the head's output)", "z", diverging),
+    }
+    for name, fig in figs.items():
+        if context:
+            fig.update_layout(title_text=fig.layout.title.text.replace("<br>", f" · {context}<br>", 1)
+                              if "<br>" in fig.layout.title.text else f"{fig.layout.title.text} · {context}")
+        if name not in ("k", "v"):  # K and V rows are keys, not queries
+            highlight_row(fig, highlight)
+    return figs
+
+
+def query_journey(scores_row, masked_row, pattern_row, key_labels: list[str], query_label: str,
+                  colour: str = "#1f77b4") -> go.Figure:
+    """One query's scaled scores (top) and attention weights (bottom) over the keys."""
+    s, m, w = (np.asarray(x, dtype=float).ravel() for x in (scores_row, masked_row, pattern_row))
+    if not len(s) == len(m) == len(w) == len(key_labels):
+        raise ValueError(f"rows of length {len(s)}, {len(m)}, {len(w)} for {len(key_labels)} keys")
+    blocked = np.isneginf(m)
+    fig = make_subplots(rows=2, cols=1, shared_xaxes=True, vertical_spacing=0.08,
+                        subplot_titles=("scaled score q·k / √d_k", "weight after the mask and softmax"))
+    fig.add_trace(go.Bar(x=list(key_labels), y=s, marker_color=np.where(blocked, "#bbbbbb", colour).tolist(),
+                         text=np.where(blocked, BLOCKED, "").tolist(), textposition="outside",
+                         hovertemplate="key %{x}<br>score = %{y:.4f}<extra></extra>", name="score"),
+                  row=1, col=1)
+    fig.add_trace(go.Bar(x=list(key_labels), y=w, marker_color=colour,
+                         hovertemplate="key %{x}<br>weight = %{y:.4f}<extra></extra>", name="weight"),
+                  row=2, col=1)
+    fig.update_xaxes(type="category", tickangle=-45, row=2, col=1)
+    fig.update_yaxes(range=[0, 1], row=2, col=1)
+    # query_label comes from viz.labels.token_labels, already escaped for Plotly.
+    fig.update_layout(title=f"Query {query_label}: from scores to weights "
+                      "(grey = blocked by the mask)", showlegend=False, height=480,
+                      margin=dict(l=10, r=10, t=80, b=10))
+    return fig
