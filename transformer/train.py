@@ -9,6 +9,7 @@ written at intervals and the last ones are averaged at export, as the paper did 
     python -m transformer.train --out runs/base --minutes 120
     python -m transformer.train --out runs/base --resume            # continue where it stopped
     python -m transformer.train --out runs/base --export pretrained # average snapshots and ship
+    torchrun --nproc_per_node 2 -m transformer.train --out runs/ddp # DDP: one process per GPU/CPU slot
 """
 
 from __future__ import annotations
@@ -29,8 +30,8 @@ from tqdm import tqdm
 
 from transformer import data, pretrained
 from transformer.config import TransformerConfig
-from transformer.decoding import greedy_decode
 from transformer.device import select_device
+from transformer.evaluate import greedy_decode_batch
 from transformer.model import Transformer
 
 
@@ -186,6 +187,8 @@ class Trainer:
             "progress": vars(self.progress),
             "torch_rng": torch.get_rng_state(),  # dropout masks continue where they stopped
         }
+        if self.device.type == "cuda":
+            state["cuda_rng"] = torch.cuda.get_rng_state(self.device)  # dropout on the GPU draws from here
         tmp = self._checkpoint_path().with_suffix(".tmp")
         torch.save(state, tmp)
         tmp.replace(self._checkpoint_path())  # atomic: a crash never leaves half a checkpoint
@@ -199,6 +202,8 @@ class Trainer:
         self.optimizer.load_state_dict(state["optimizer"])
         self.progress = Progress(**state["progress"])
         torch.set_rng_state(state["torch_rng"].cpu())
+        if self.device.type == "cuda" and "cuda_rng" in state:  # older checkpoints lack it
+            torch.cuda.set_rng_state(state["cuda_rng"].cpu(), self.device)
         self.log(f"resumed at step {self.progress.step}, epoch {self.progress.epoch}")
 
     def _save_snapshot(self) -> None:
@@ -211,6 +216,16 @@ class Trainer:
         )
         for old in sorted(snaps.glob("step_*.safetensors"))[: -self.args.keep_snapshots]:
             old.unlink()
+
+    def _should_stop(self, deadline: float) -> bool:
+        """Whether to stop now. Under DDP every rank must agree: clocks differ, and a rank that
+        stopped alone would leave the others waiting forever in the next gradient all-reduce."""
+        stop = bool(self.args.steps and self.progress.step >= self.args.steps) or time.time() > deadline
+        if self.world > 1:
+            flag = torch.tensor([float(stop)], device=self.device)
+            dist.all_reduce(flag, op=dist.ReduceOp.MAX)
+            stop = bool(flag.item())
+        return stop
 
     # ---- evaluation ----------------------------------------------------------------------
     @torch.no_grad()
@@ -233,14 +248,9 @@ class Trainer:
             )
             count += n
         k = self.args.eval_sentences
-        hyps = [
-            self.tokenizer.decode(
-                greedy_decode(
-                    self.model, self.tokenizer.encode(s)[: self.args.max_len] + [self.config.eos_id]
-                ).ids
-            )
-            for s in self.valid_src[:k]
-        ]
+        eos, limit = self.config.eos_id, self.args.max_len
+        sources = [self.tokenizer.encode(s)[:limit] + [eos] for s in self.valid_src[:k]]
+        hyps = [self.tokenizer.decode(h.ids) for h in greedy_decode_batch(self.model, sources)]
         bleu = sacrebleu.corpus_bleu(hyps, [self.valid_ref[:k]]).score
         self.model.train()
         return {"valid_loss": total / max(count, 1), "valid_bleu_greedy": bleu, "sample": hyps[:3]}
@@ -257,7 +267,7 @@ class Trainer:
         self.model.train()
         bar = tqdm(disable=self.rank != 0, initial=p.step, unit="step", dynamic_ncols=True)
         amp = a.amp == "bf16"
-        done = False
+        done = self._should_stop(deadline)  # a resumed run may already be at --steps
         while not done:
             pairs = data.epoch_pairs(
                 self.sentences, self.lexicon, a.lexicon_share, seed=a.seed * 1000 + p.epoch
@@ -311,7 +321,7 @@ class Trainer:
                     self._save_snapshot()
                     self._save_checkpoint()
                     last_snapshot = time.time()
-                if (a.steps and p.step >= a.steps) or time.time() > deadline:
+                if self._should_stop(deadline):
                     done = True
                     break
             else:
@@ -329,10 +339,14 @@ def export(run_dir: str | Path, target: str | Path, keep: int) -> Path:
     if not snaps:
         raise FileNotFoundError(f"no snapshots under {run_dir / 'snapshots'}")
     states = [load_file(str(s)) for s in snaps]
-    averaged = {k: sum(s[k].float() for s in states) / len(states) for k in states[0]}
     config = TransformerConfig.load(run_dir / "config.json")
     model = Transformer(config)
-    model.load_state_dict(averaged, strict=False)
+    expected = {k: v.shape for k, v in pretrained.weights_state(model).items()}
+    for snap, state in zip(snaps, states, strict=True):
+        if {k: v.shape for k, v in state.items()} != expected:  # e.g. left over from another config
+            raise ValueError(f"{snap} does not hold the weights of {run_dir / 'config.json'}")
+    averaged = {k: sum(s[k].float() for s in states) / len(states) for k in expected}
+    model.load_state_dict(averaged, strict=False)  # strict=False: the tied aliases share src_embed
     pretrained.save_model(model, target, run_dir / "spm.model")
     print(f"exported the average of {len(snaps)} snapshots ({snaps[0].name} .. {snaps[-1].name}) to {target}")
     return target

@@ -1,0 +1,241 @@
+"""Training: the schedule and loss of paper §5, token-based batches, exact `--resume`, and the
+checkpoint averaging of §6.1, on a tiny synthetic corpus with a tiny SentencePiece model."""
+
+from __future__ import annotations
+
+import math
+import random
+from pathlib import Path
+
+import pytest
+import torch
+from safetensors.torch import load_file, save_file
+
+from transformer import Transformer, TransformerConfig, data, train
+from transformer.pretrained import load_pretrained, weights_state
+from transformer.train import loss_fn, noam_lr
+
+WORDS = {
+    "the": "die",
+    "cat": "Katze",
+    "dog": "Hund",
+    "sees": "sieht",
+    "small": "kleine",
+    "big": "große",
+    "house": "Haus",
+    "runs": "läuft",
+    "home": "heim",
+    "today": "heute",
+    "and": "und",
+    "bird": "Vogel",
+}
+TINY = ["--d-model", "16", "--d-ff", "32", "--n-heads", "2", "--n-layers", "2"]
+
+
+def write_corpus(directory: Path, seed: int = 0) -> Path:
+    """A word-for-word EN->DE corpus (train, valid, lexicon) and a 100-piece SentencePiece model."""
+    from transformer.tokenizer import Tokenizer
+
+    rng = random.Random(seed)
+
+    def pair(k: int) -> tuple[str, str]:
+        words = rng.choices(list(WORDS), k=k)
+        en = " ".join(words).capitalize() + "."
+        return en, " ".join(WORDS[w] for w in words).capitalize() + "."
+
+    directory.mkdir(parents=True, exist_ok=True)
+    splits = {
+        "train": [pair(rng.randint(2, 7)) for _ in range(120)],
+        "valid": [pair(rng.randint(2, 7)) for _ in range(8)],
+        "lexicon": list(WORDS.items()),
+    }
+    for split, pairs in splits.items():
+        (directory / f"{split}.en").write_text("".join(en + "\n" for en, _ in pairs), encoding="utf-8")
+        (directory / f"{split}.de").write_text("".join(de + "\n" for _, de in pairs), encoding="utf-8")
+    Tokenizer.train([directory / "train.en", directory / "train.de"], directory / "spm", vocab_size=100)
+    return directory
+
+
+def trainer_args(corpus: Path, out: Path, *extra: str) -> list[str]:
+    return [
+        "--corpus", str(corpus), "--spm", str(corpus / "spm.model"), "--out", str(out), *TINY,
+        "--max-tokens", "400", "--warmup", "4", "--lr-scale", "1.0", "--eval-every", "1000",
+        "--device", "cpu", *extra,
+    ]  # fmt: skip
+
+
+@pytest.fixture(scope="module")
+def corpus(tmp_path_factory) -> Path:
+    return write_corpus(tmp_path_factory.mktemp("corpus"))
+
+
+@pytest.fixture(autouse=True)
+def keep_threads():
+    threads = torch.get_num_threads()
+    yield
+    torch.set_num_threads(threads)
+
+
+def run(argv: list[str]) -> train.Trainer:
+    trainer = train.Trainer(train.parse_args(argv))
+    trainer.train()
+    return trainer
+
+
+def checkpoint(out: Path) -> dict:
+    return torch.load(out / "checkpoint.pt", weights_only=True)
+
+
+# ---- schedule and loss ---------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("d_model, warmup", [(512, 4000), (128, 800)])
+def test_noam_lr_matches_the_closed_form_and_peaks_at_warmup(d_model, warmup):
+    for step in (1, 10, warmup // 2, warmup, warmup + 1, 3 * warmup, 100_000):
+        expected = d_model**-0.5 * min(step**-0.5, step * warmup**-1.5)
+        assert noam_lr(step, d_model, warmup) == pytest.approx(expected, rel=1e-12)
+        assert noam_lr(step, d_model, warmup, scale=0.2) == pytest.approx(0.2 * expected, rel=1e-12)
+    steps = range(1, 4 * warmup)
+    assert max(steps, key=lambda s: noam_lr(s, d_model, warmup)) == warmup
+    assert noam_lr(warmup, d_model, warmup) == pytest.approx((d_model * warmup) ** -0.5)
+    rates = [noam_lr(s, d_model, warmup) for s in steps]
+    assert all(a < b for a, b in zip(rates[: warmup - 1], rates[1:warmup]))  # linear warm-up
+    assert all(a > b for a, b in zip(rates[warmup - 1 :], rates[warmup:]))  # then ∝ step^-0.5
+    assert noam_lr(0, d_model, warmup) == noam_lr(1, d_model, warmup)  # step 0 is treated as 1
+
+
+def test_label_smoothed_loss_equals_a_hand_computation():
+    eps, pad = 0.1, 0
+    logits = torch.tensor([[[2.0, 0.5, -1.0, 0.0], [0.0, 1.0, 3.0, -2.0], [9.0, -9.0, 4.0, 1.0]]])
+    gold = torch.tensor([[2, 1, pad]])  # the third position is padding: ignored
+    v = 4
+    total = 0.0
+    for row, target in ((logits[0, 0].tolist(), 2), (logits[0, 1].tolist(), 1)):
+        log_z = math.log(sum(math.exp(x) for x in row))
+        log_p = [x - log_z for x in row]
+        # target distribution: 1 - ε on the gold token, plus ε spread evenly over all V tokens
+        q = [(1 - eps) * (k == target) + eps / v for k in range(v)]
+        total += -sum(qk * lp for qk, lp in zip(q, log_p))
+    expected = total / 2
+    assert loss_fn(logits, gold, pad, eps).item() == pytest.approx(expected, rel=1e-6)
+    changed = logits.clone()
+    changed[0, 2] = torch.tensor([-5.0, 7.0, 0.0, 2.0])
+    assert loss_fn(changed, gold, pad, eps).item() == pytest.approx(expected, rel=1e-6)
+    plain = loss_fn(logits, gold, pad, 0.0).item()
+    assert plain == pytest.approx(
+        -(torch.log_softmax(logits[0, 0], -1)[2] + torch.log_softmax(logits[0, 1], -1)[1]).item() / 2
+    )
+
+
+# ---- batches -------------------------------------------------------------------------------------
+
+
+def synthetic_pairs(n: int, seed: int = 0) -> list[data.Pair]:
+    rng = random.Random(seed)
+    return [data.Pair(tuple(range(rng.randint(2, 40))), tuple(range(rng.randint(3, 45)))) for _ in range(n)]
+
+
+@pytest.mark.parametrize("max_tokens", [64, 500, 4096])
+def test_make_batches_respects_max_tokens_and_covers_every_pair_once(max_tokens):
+    pairs = synthetic_pairs(3000)
+    batches = data.make_batches(pairs, max_tokens, seed=3)
+    indices = sorted(i for batch in batches for i in batch)
+    assert indices == list(range(len(pairs)))
+    for batch in batches:
+        longest = max(max(len(pairs[i].src), len(pairs[i].tgt)) for i in batch)
+        assert len(batch) * longest <= max_tokens or len(batch) == 1
+    src, tgt = data.collate(pairs, batches[0], pad_id=0)
+    assert src.numel() <= max_tokens and tgt.numel() <= max_tokens
+
+
+def test_make_batches_is_deterministic_per_seed():
+    pairs = synthetic_pairs(2000)
+    assert data.make_batches(pairs, 500, seed=7) == data.make_batches(pairs, 500, seed=7)
+    assert data.make_batches(pairs, 500, seed=7) != data.make_batches(pairs, 500, seed=8)
+
+
+def test_epoch_pairs_keep_every_sentence_and_sample_the_lexicon():
+    sentences, lexicon = synthetic_pairs(100, seed=1), synthetic_pairs(1000, seed=2)
+    first = data.epoch_pairs(sentences, lexicon, 0.5, seed=0)
+    assert first[:100] == sentences and len(first) == 150
+    assert first == data.epoch_pairs(sentences, lexicon, 0.5, seed=0)
+    assert first != data.epoch_pairs(sentences, lexicon, 0.5, seed=1)
+
+
+# ---- the trainer: resume and export -------------------------------------------------------------
+
+
+def test_resume_continues_exactly(corpus, tmp_path):
+    straight = run(trainer_args(corpus, tmp_path / "straight", "--steps", "8"))
+    assert straight.progress.step == 8
+    assert straight.progress.epoch >= 1, "the run should cross an epoch boundary"
+    assert straight.config.dropout > 0  # so the dropout RNG must be restored too
+
+    run(trainer_args(corpus, tmp_path / "split", "--steps", "5"))
+    resumed = run(trainer_args(corpus, tmp_path / "split", "--steps", "8", "--resume"))
+    assert resumed.progress.step == 8
+
+    a, b = checkpoint(tmp_path / "straight"), checkpoint(tmp_path / "split")
+    assert a["model"].keys() == b["model"].keys()
+    for name in a["model"]:
+        assert torch.equal(a["model"][name], b["model"][name]), name
+    assert a["progress"]["tokens"] == b["progress"]["tokens"]
+    assert torch.equal(a["torch_rng"], b["torch_rng"])
+
+    # The comparison can fail: resuming with another RNG state (other dropout masks) diverges.
+    run(trainer_args(corpus, tmp_path / "reseeded", "--steps", "5"))
+    state = checkpoint(tmp_path / "reseeded")
+    state["torch_rng"] = torch.Generator().manual_seed(123).get_state()
+    torch.save(state, tmp_path / "reseeded" / "checkpoint.pt")
+    run(trainer_args(corpus, tmp_path / "reseeded", "--steps", "8", "--resume"))
+    c = checkpoint(tmp_path / "reseeded")["model"]
+    assert not all(torch.equal(a["model"][k], c[k]) for k in c)
+
+
+def test_resume_at_the_step_limit_does_nothing_more(corpus, tmp_path):
+    run(trainer_args(corpus, tmp_path / "run", "--steps", "3"))
+    before = checkpoint(tmp_path / "run")["model"]
+    again = run(trainer_args(corpus, tmp_path / "run", "--steps", "3", "--resume"))
+    assert again.progress.step == 3
+    after = checkpoint(tmp_path / "run")["model"]
+    assert all(torch.equal(before[k], after[k]) for k in before)
+
+
+def test_resume_without_a_checkpoint_says_so(corpus, tmp_path):
+    with pytest.raises(FileNotFoundError, match="checkpoint.pt"):
+        train.Trainer(train.parse_args(trainer_args(corpus, tmp_path / "empty", "--resume")))
+
+
+def test_export_averages_the_last_snapshots(corpus, tmp_path):
+    out = tmp_path / "run"
+    run(trainer_args(corpus, out, "--steps", "2"))
+    run(trainer_args(corpus, out, "--steps", "4", "--resume"))
+    run(trainer_args(corpus, out, "--steps", "6", "--resume"))
+    snaps = sorted((out / "snapshots").glob("step_*.safetensors"))
+    assert [s.name for s in snaps] == [f"step_000000{i}.safetensors" for i in (2, 4, 6)]
+
+    train.main(["--out", str(out), "--export", str(tmp_path / "avg"), "--keep-snapshots", "2"])
+    states = [load_file(str(s)) for s in snaps[-2:]]
+    exported = load_pretrained(tmp_path / "avg").model
+    got = weights_state(exported)
+    assert got.keys() == states[0].keys()
+    for name, value in got.items():
+        assert torch.allclose(value, (states[0][name] + states[1][name]) / 2, atol=1e-7), name
+    assert not torch.equal(
+        got["encoder.layers.0.ffn.w_1.weight"], states[1]["encoder.layers.0.ffn.w_1.weight"]
+    )
+    assert exported.generator.weight is exported.src_embed.lut.weight  # still tied after averaging
+
+    train.main(["--out", str(out), "--export", str(tmp_path / "last"), "--keep-snapshots", "1"])
+    last = weights_state(load_pretrained(tmp_path / "last").model)
+    assert all(torch.equal(last[k], states[1][k]) for k in last)
+
+
+def test_export_refuses_a_snapshot_of_another_model(corpus, tmp_path):
+    out = tmp_path / "run"
+    run(trainer_args(corpus, out, "--steps", "1"))
+    config = TransformerConfig.load(out / "config.json")
+    stranger = weights_state(Transformer(TransformerConfig(**{**config.to_dict(), "n_layers": 1})))
+    save_file(stranger, str(out / "snapshots" / "step_0000009.safetensors"))
+    with pytest.raises(ValueError, match="step_0000009"):
+        train.export(out, tmp_path / "avg", keep=2)
