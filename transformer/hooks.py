@@ -34,7 +34,11 @@ class HookSession:
         if name in self.edits:
             x = self.edits[name](x)
         if self.store is not None:
-            self.store[name] = x.detach().to("cpu", copy=True)
+            # The model never writes into a tensor after producing it, so a fresh CPU tensor can be
+            # kept as it is; views (a slice of the PE buffer, heads split from a projection) are
+            # copied so that a recorded tensor never shares memory with the shared model.
+            x_cpu = x.detach().cpu()
+            self.store[name] = x_cpu.clone() if x_cpu._base is not None else x_cpu
         return x
 
 
