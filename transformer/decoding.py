@@ -32,6 +32,7 @@ def length_penalty(length: int, alpha: float) -> float:
 
 def default_max_len(model: Transformer, src_len: int) -> int:
     """The paper's limit (input length + 50), capped by the positional-encoding table."""
+    # DEVIATION: the cap at max_len - 1 positions; the paper's model had no fixed table limit here.
     return min(src_len + 50, model.config.max_len - 1)
 
 

@@ -90,8 +90,8 @@ class Transformer(nn.Module):
         self.hook_names = hooks.name_hook_points(self)
 
     def _reset_parameters(self) -> None:
-        # The paper does not specify initialisation. Xavier for projections; embeddings with
-        # std d_model^-0.5 so that after the ×√d_model scaling they have unit size, like the PE.
+        # The paper leaves initialisation open. Xavier for projections; embeddings with std
+        # d_model^-0.5 so that after the ×√d_model scaling they have unit size, like the PE.
         for name, p in self.named_parameters():
             if p.dim() > 1 and "lut" not in name:
                 nn.init.xavier_uniform_(p)
