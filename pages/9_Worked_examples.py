@@ -6,7 +6,6 @@ from __future__ import annotations
 import math
 
 import streamlit as st
-import torch
 
 from transformer.analysis import worked
 from ui.layout import page, show_figure
@@ -151,7 +150,7 @@ with tab_table:
     d = cols[0].select_slider("d", [64, 128, 256, 512, 1024, 2048], value=512, key="wk_d")
     k = cols[1].slider("k (kernel width)", 2, 9, 3, key="wk_k_width")
     r = cols[2].slider("r (restricted neighbourhood)", 2, 128, 16, key="wk_r")
-    n = torch.logspace(0, 4, 200)
+    n = worked.sequence_lengths()
     names = [t.name for t in worked.TABLE_1]
     show_figure(viz_worked.complexity(n, {name: worked.cost(name, n, d, k, r) for name in names},
                                       f"Work per layer against n (d = {d}, k = {k}, r = {r})", cat,

@@ -224,3 +224,7 @@ def path_length(layer: str, n, k: int = 3, r: int = 16) -> torch.Tensor:
         raise ValueError(f"unknown layer type {layer!r}; one of {list(formulas)}")
     return formulas[layer]()
 
+
+def sequence_lengths(low: float = 1.0, high: float = 1e4, steps: int = 200) -> torch.Tensor:
+    """Sequence lengths n spread evenly on a log scale, for plotting Table 1's costs against n."""
+    return torch.logspace(math.log10(low), math.log10(high), steps)

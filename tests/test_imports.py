@@ -1,0 +1,144 @@
+"""Imports run one way (STYLE.md): pages/*.py, app.py -> ui/ -> viz/, transformer/.
+
+Checked by parsing every module's imports with `ast` (imports inside functions count too):
+- pages and app.py import only `ui`, `viz` (to call figure functions), `streamlit`, the standard
+  library and the pure helper functions of `transformer.analysis` / `transformer.embeddings` — never
+  torch, numpy, plotly or the modules that hold or run the model (no tensor math, no figure building
+  in a page);
+- `ui` never imports a page or app.py;
+- `viz` is pure Plotly: never Streamlit, never `ui`, never the model or anything that runs it;
+- `transformer` is pure PyTorch: never Streamlit, Plotly, `ui` or `viz`.
+"""
+
+from __future__ import annotations
+
+import ast
+import sys
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[1]
+STDLIB = set(sys.stdlib_module_names) | {"__future__"}
+
+# Modules of transformer/ that hold or run the model: views must never reach them (BertViz's rule).
+MODEL_MODULES = {"transformer.model", "transformer.pretrained", "transformer.decoding", "transformer.train"}
+# What a page may import besides the standard library (STYLE.md: pages -> ui -> viz, transformer).
+PAGE_ALLOWED = {"ui", "viz", "streamlit"}
+PAGE_ALLOWED_TRANSFORMER = ("transformer.analysis", "transformer.embeddings")
+NUMERIC_LIBS = {"torch", "numpy", "pandas", "plotly", "safetensors", "sentencepiece"}
+MODEL_NAMES = {"Transformer", "model", "pretrained", "decoding", "train", "load_pretrained"}
+
+
+def module_name(path: Path) -> str:
+    parts = list(path.relative_to(ROOT).with_suffix("").parts)
+    if parts[-1] == "__init__":
+        parts = parts[:-1]
+    return ".".join(parts)
+
+
+def imports(path: Path, source: str | None = None) -> list[tuple[str, int]]:
+    """(absolute module name, line) for every import in `path` (or in `source`, as if it were there).
+
+    `from a import b` gives both a and a.b (b may be a submodule); relative imports are resolved.
+    """
+    text = path.read_text(encoding="utf-8") if source is None else source
+    tree = ast.parse(text, filename=str(path))
+    package = module_name(path) if path.name == "__init__.py" else module_name(path).rpartition(".")[0]
+    found: list[tuple[str, int]] = []
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Import):
+            found += [(alias.name, node.lineno) for alias in node.names]
+        elif isinstance(node, ast.ImportFrom):
+            if node.level:  # relative: resolve against the file's package
+                base = package.split(".") if package else []
+                base = base[: len(base) - (node.level - 1)] if node.level > 1 else base
+                module = ".".join([*base, node.module] if node.module else base)
+            else:
+                module = node.module or ""
+            found.append((module, node.lineno))
+            found += [(f"{module}.{alias.name}", node.lineno) for alias in node.names]
+    return found
+
+
+def top(name: str) -> str:
+    return name.split(".")[0]
+
+
+def files(folder: str) -> list[Path]:
+    return sorted(p for p in (ROOT / folder).rglob("*.py") if "__pycache__" not in p.parts)
+
+
+PAGE_FILES = [ROOT / "app.py", *sorted((ROOT / "pages").glob("*.py"))]
+LAYERS = {"pages": PAGE_FILES, "ui": files("ui"), "viz": files("viz"), "transformer": files("transformer")}
+
+
+def rel(path: Path) -> str:
+    return str(path.relative_to(ROOT))
+
+
+def test_every_layer_has_modules_and_the_parser_sees_their_imports():
+    """Guards against a vacuous pass: each layer exists and the known edges are found."""
+    for layer, paths in LAYERS.items():
+        assert paths, f"no modules found for {layer}"
+    app_imports = {top(name) for name, _ in imports(ROOT / "app.py")}
+    assert {"ui", "streamlit"} <= app_imports, app_imports
+    ui_imports = {top(name) for path in LAYERS["ui"] for name, _ in imports(path)}
+    assert "transformer" in ui_imports and "streamlit" in ui_imports, ui_imports
+
+
+def test_relative_imports_are_resolved():
+    source = "from . import palette\nfrom .labels import readable\nfrom ..ui import layout\n"
+    names = {name for name, _ in imports(ROOT / "viz" / "heatmap.py", source)}
+    assert {"viz.palette", "viz.labels", "viz.labels.readable", "ui", "ui.layout"} <= names, names
+
+
+@pytest.mark.parametrize("path", PAGE_FILES, ids=rel)
+def test_pages_import_only_ui_viz_streamlit_and_stdlib(path):
+    allowed = PAGE_ALLOWED | STDLIB
+    bad = sorted({
+        (name, line)
+        for name, line in imports(path)
+        if top(name) not in allowed and not name.startswith(PAGE_ALLOWED_TRANSFORMER)
+    })
+    assert not bad, f"{rel(path)} imports {bad}: pages go through ui/ (STYLE.md, Layers)"
+
+
+@pytest.mark.parametrize("path", PAGE_FILES, ids=rel)
+def test_pages_do_no_tensor_math_and_build_no_figures(path):
+    """The firmer half of the rule: a page never touches tensors, arrays, figures or the model itself."""
+    bad = [
+        (name, line)
+        for name, line in imports(path)
+        if top(name) in NUMERIC_LIBS or any(name == m or name.startswith(m + ".") for m in MODEL_MODULES)
+    ]
+    assert not bad, f"{rel(path)} imports {bad}: tensor math and figures belong in transformer/ and viz/"
+
+
+@pytest.mark.parametrize("path", LAYERS["ui"], ids=rel)
+def test_ui_never_imports_pages_or_app(path):
+    bad = [(name, line) for name, line in imports(path) if top(name) in {"pages", "app"}]
+    assert not bad, f"{rel(path)} imports {bad}"
+
+
+@pytest.mark.parametrize("path", LAYERS["viz"], ids=rel)
+def test_viz_is_pure_plotly(path):
+    bad = []
+    for name, line in imports(path):
+        if top(name) in {"streamlit", "ui", "pages", "app"}:
+            bad.append((name, line))
+        elif any(name == m or name.startswith(m + ".") for m in MODEL_MODULES):
+            bad.append((name, line))
+        elif top(name) == "transformer" and name.count(".") == 1 and name.split(".")[1] in MODEL_NAMES:
+            bad.append((name, line))
+    assert not bad, f"{rel(path)} imports {bad}: viz takes arrays and labels, never Streamlit or the model"
+
+
+@pytest.mark.parametrize("path", LAYERS["transformer"], ids=rel)
+def test_transformer_is_pure_pytorch(path):
+    bad = [
+        (name, line)
+        for name, line in imports(path)
+        if top(name) in {"streamlit", "plotly", "ui", "viz", "pages", "app"}
+    ]
+    assert not bad, f"{rel(path)} imports {bad}: transformer/ stands on its own"
