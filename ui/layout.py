@@ -4,6 +4,9 @@ from __future__ import annotations
 
 from dataclasses import dataclass, replace
 
+# Imported before any session builds a figure: Plotly looks pandas up in sys.modules, and a second
+# session could otherwise find it half-imported by the first (seen under concurrent load).
+import pandas  # noqa: F401
 import streamlit as st
 
 from transformer.inputs import MAX_CHARS, Source

@@ -15,7 +15,7 @@ import streamlit as st
 import torch
 
 from transformer import hooks
-from transformer.decoding import Hypothesis, beam_search, greedy_decode
+from transformer.decoding import Hypothesis, beam_search, default_max_len, greedy_decode
 from transformer.device import select_device
 from transformer.inputs import Source, encode_source
 from transformer.pretrained import LoadedModel, PretrainedError, load_pretrained
@@ -57,9 +57,12 @@ def translate(
     src = encode_source(lm.tokenizer, sentence)
     if src.empty:
         return {"greedy": None, "beam": []}
+    # DEVIATION: the app stops at 2·source + 10 tokens (the paper: source + 50) so that a model
+    # that loops cannot keep a page busy; translations of real sentences end long before either.
+    max_len = min(default_max_len(lm.model, len(src.ids)), 2 * len(src.ids) + 10)
     with hooks.intervene(head_ablation(ablate)) if ablate else contextlib.nullcontext():
-        greedy = greedy_decode(lm.model, src.ids)
-        beams = beam_search(lm.model, src.ids, beam_size=beam_size, alpha=alpha)
+        greedy = greedy_decode(lm.model, src.ids, max_len=max_len)
+        beams = beam_search(lm.model, src.ids, beam_size=beam_size, alpha=alpha, max_len=max_len)
     return {"greedy": _as_dict(lm, greedy), "beam": [_as_dict(lm, h) for h in beams]}
 
 

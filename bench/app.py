@@ -1,0 +1,259 @@
+"""App benchmarks (issue 6): the numbers a school needs before putting the app on one server.
+
+Measured on this machine, printed as a table (target, measured, pass) and saved to
+artifacts/bench_app.json:
+
+- rerun after changing the head: server-side time of one AppTest run of the step-by-step attention
+  page after its head slider moves (the trace is cached; only figures are rebuilt);
+- rerun after a new sentence: the same page with a sentence it has never seen (trace + greedy and
+  beam translation), and the home page likewise (translation only);
+- cold start: `streamlit run app.py` started to the first Plotly figure drawn in headless Chromium;
+- server RSS with the model loaded (one session), and the extra memory per additional session
+  (each with its own sentence, kept open);
+- figure payload: bytes of Plotly specs each page sends for the default sentence.
+
+Run: `.venv/bin/python bench/app.py` (or `make bench`). Options: --sessions N, --repeats N.
+Numbers taken while something else uses the CPU (e.g. a training run) are pessimistic: say so.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import platform
+import statistics
+import sys
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path[:0] = [str(ROOT), str(ROOT / "tests")]
+
+from server import (  # noqa: E402  (tests/server.py: the shared server and browser helpers)
+    ARTIFACTS,
+    SENTENCE_BOX,
+    chromium,
+    discover_pages,
+    server_rss_mb,
+    streamlit_server,
+    wait_idle,
+)
+
+NEW_SENTENCES = [
+    "The children played football in the park until it got dark.",
+    "My brother is reading a book about the history of Rome.",
+    "We need more time to finish the project before Friday.",
+    "The cat jumped onto the table and knocked over a glass.",
+    "She has lived in this small village for twenty years.",
+    "The museum opens at ten and closes at six in the evening.",
+    "He asked the waiter for the bill after the meal.",
+]
+SESSION_SENTENCE = "Session {i} asks how the weather will be tomorrow in town number {i}."
+
+
+def ms(seconds: float) -> float:
+    return round(seconds * 1000, 1)
+
+
+def apptest(script: str):
+    from streamlit.testing.v1 import AppTest
+
+    at = AppTest.from_file(str(ROOT / script), default_timeout=600)
+    at.run()
+    if at.exception:
+        raise RuntimeError(f"{script} raised: {[e.message for e in at.exception]}")
+    return at
+
+
+def timed_run(at) -> float:
+    start = time.perf_counter()
+    at.run()
+    elapsed = time.perf_counter() - start
+    if at.exception:
+        raise RuntimeError(f"exception during the timed run: {[e.message for e in at.exception]}")
+    return elapsed
+
+
+def attention_page(pages):
+    pickers = [p for p in pages if p.has_attention_picker and "head=False" not in p.source.replace(" ", "")]
+    if not pickers:
+        raise RuntimeError("no page with a head slider (ui.layout.attention_picker) exists yet")
+    return next((p for p in pickers if "step" in p.url_path.lower()), pickers[0])
+
+
+def bench_head_change(pages, repeats: int) -> dict:
+    page = attention_page(pages)
+    at = apptest(page.script)
+    slider = at.slider(key="atlas_head")
+    low, high = int(slider.min), int(slider.max)
+    times = []
+    heads = [h for h in range(low, high + 1) if h != slider.value] * repeats
+    for head in heads:
+        at.slider(key="atlas_head").set_value(head)
+        times.append(timed_run(at))
+    return {
+        "page": page.script,
+        "runs": len(times),
+        "median_ms": ms(statistics.median(times)),
+        "max_ms": ms(max(times)),
+    }
+
+
+def bench_new_sentence(script: str, sentences: list[str]) -> dict:
+    at = apptest(script)
+    times = []
+    for sentence in sentences:
+        at.sidebar.text_area(key="atlas_sentence_box").set_value(sentence)
+        times.append(timed_run(at))
+    return {
+        "page": script,
+        "runs": len(times),
+        "median_ms": ms(statistics.median(times)),
+        "max_ms": ms(max(times)),
+    }
+
+
+def bench_payload(page) -> dict:
+    at = apptest(page.script)
+    charts = at.get("plotly_chart")
+    return {
+        "figures": len(charts),
+        "bytes": sum(len(c.proto.spec.encode()) + len(c.proto.config.encode()) for c in charts),
+    }
+
+
+def first_figure_page(pages):
+    return next((p for p in pages if p.draws_figure), pages[0])
+
+
+def bench_server(pages, sessions: int) -> dict:
+    """Cold start to the first drawn figure, then RSS with one session and with `sessions` more."""
+    target = first_figure_page(pages)
+    out: dict = {"cold_start_page": target.script}
+    with chromium() as browser:
+        context = browser.new_context(viewport={"width": 1400, "height": 1000})
+        tab = context.new_page()
+        start = time.perf_counter()
+        with streamlit_server() as server:
+            out["healthy_s"] = round(time.perf_counter() - start, 2)
+            tab.goto(f"{server.url}/{target.url_path}", wait_until="domcontentloaded")
+            tab.wait_for_selector(".js-plotly-plot .main-svg", state="visible", timeout=600_000)
+            out["cold_start_s"] = round(time.perf_counter() - start, 2)
+            wait_idle(tab, 600_000)
+            out["rss_one_session_mb"] = round(server_rss_mb(server), 1)
+            contexts = []
+            try:
+                for i in range(sessions):  # each extra session stays open, with its own sentence
+                    c = browser.new_context()
+                    t = c.new_page()
+                    contexts.append(c)
+                    t.goto(server.url, wait_until="domcontentloaded")
+                    wait_idle(t, 600_000)
+                    t.locator(SENTENCE_BOX).fill(SESSION_SENTENCE.format(i=i + 1))
+                    t.locator(SENTENCE_BOX).press("Control+Enter")
+                    wait_idle(t, 600_000)
+                out["rss_all_sessions_mb"] = round(server_rss_mb(server), 1)
+            finally:
+                for c in contexts:
+                    c.close()
+            out["extra_sessions"] = sessions
+            grown = out["rss_all_sessions_mb"] - out["rss_one_session_mb"]
+            out["rss_per_session_mb"] = round(grown / sessions, 2)
+        context.close()
+    return out
+
+
+def _attempt(fn, *args) -> dict:
+    """Run one measurement; a failure is reported in the table instead of ending the benchmark."""
+    try:
+        return fn(*args)
+    except Exception as err:  # noqa: BLE001 - a benchmark reports what broke and goes on
+        return {"error": f"{type(err).__name__}: {err}"[:300]}
+
+
+def _timing_row(name: str, result: dict, target_ms: float) -> tuple[str, str, str, str]:
+    if "error" in result:
+        return (name, f"<= {target_ms:.0f} ms", result["error"], "ERROR")
+    ok = result["median_ms"] <= target_ms
+    measured = f"{result['median_ms']} ms (max {result['max_ms']}, {result['runs']} runs)"
+    return (name, f"<= {target_ms:.0f} ms", measured, "pass" if ok else "MISS")
+
+
+def table(results: dict) -> list[tuple[str, str, str, str]]:
+    rows = [
+        _timing_row("rerun after head change (median)", results["head_change"], 100),
+        _timing_row("new sentence, trace + beam (median)", results["new_sentence_attention"], 500),
+        _timing_row("new sentence, home page (median)", results["new_sentence_home"], 500),
+    ]
+    sv = results["server"]
+    if "error" in sv:
+        rows.append(("cold start / server RSS", "", sv["error"], "ERROR"))
+    else:
+        checks = [
+            (
+                "cold start to first figure",
+                "<= 5 s",
+                f"{sv['cold_start_s']} s ({sv['cold_start_page']})",
+                sv["cold_start_s"] <= 5,
+            ),
+            (
+                "server RSS with the model",
+                "<= 600 MB",
+                f"{sv['rss_one_session_mb']} MB",
+                sv["rss_one_session_mb"] <= 600,
+            ),
+            (
+                "RSS per extra session",
+                "<= 20 MB",
+                f"{sv['rss_per_session_mb']} MB ({sv['extra_sessions']} sessions)",
+                sv["rss_per_session_mb"] <= 20,
+            ),
+        ]
+        rows += [(n, t, m, "pass" if ok else "MISS") for n, t, m, ok in checks]
+    for script, size in results["payload"].items():
+        if "error" in size:
+            rows.append((f"figure payload {script}", "<= 1 MB", size["error"], "ERROR"))
+            continue
+        measured = f"{size['bytes'] / 1e6:.3f} MB ({size['figures']} figures)"
+        rows.append(
+            (f"figure payload {script}", "<= 1 MB", measured, "pass" if size["bytes"] <= 1e6 else "MISS")
+        )
+    return rows
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--sessions", type=int, default=10, help="extra sessions for the RSS figure")
+    parser.add_argument("--repeats", type=int, default=2, help="passes over all heads (head-change time)")
+    args = parser.parse_args()
+    os.chdir(ROOT)
+    pages = discover_pages()
+    results: dict = {
+        "machine": f"{platform.processor() or platform.machine()}, {os.cpu_count()} CPUs",
+        "load_average": os.getloadavg(),
+        "pages": [p.script for p in pages],
+    }
+    results["head_change"] = _attempt(bench_head_change, pages, args.repeats)
+    results["new_sentence_attention"] = _attempt(
+        lambda: bench_new_sentence(attention_page(pages).script, NEW_SENTENCES[:4])
+    )
+    results["new_sentence_home"] = _attempt(bench_new_sentence, "app.py", NEW_SENTENCES[4:])
+    results["payload"] = {p.script: _attempt(bench_payload, p) for p in pages}
+    results["server"] = _attempt(bench_server, pages, args.sessions)
+    results["load_average_after"] = os.getloadavg()
+
+    header = ("metric", "target", "measured", "result")
+    rows = table(results)
+    widths = [max(len(r[i]) for r in [header, *rows]) for i in range(4)]
+    for r in [header, tuple("-" * w for w in widths), *rows]:
+        print("  ".join(cell.ljust(w) for cell, w in zip(r, widths)))
+    print(f"\nload average before/after: {results['load_average']} / {results['load_average_after']}")
+    results["table"] = [dict(zip(header, r)) for r in rows]
+    ARTIFACTS.mkdir(exist_ok=True)
+    (ARTIFACTS / "bench_app.json").write_text(json.dumps(results, indent=2), encoding="utf-8")
+    return 0 if all(r[3] != "ERROR" for r in rows) else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,276 @@
+"""Helpers for the real-server tests and benchmarks (not a test module).
+
+- `discover_pages()`: the app's pages as Streamlit names them (app.py, then pages/*.py in order), so
+  the tests follow whatever pages exist instead of a hard-coded list.
+- `streamlit_server()`: `streamlit run app.py` on a free loopback port, waited for until healthy,
+  always terminated (its whole process group) when the block ends.
+- `chromium()`: Debian's Chromium driven by Playwright (never a downloaded browser).
+- `wait_idle()`, `type_sentence()`: wait for a Streamlit rerun to finish; type into the sentence box.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import re
+import signal
+import socket
+import subprocess
+import sys
+import tempfile
+import time
+import urllib.error
+import urllib.request
+from collections.abc import Iterator
+from dataclasses import dataclass
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+CHROMIUM = "/usr/bin/chromium"
+CHROMIUM_ARGS = [
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-dev-shm-usage",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+    "--no-first-run",
+]
+ARTIFACTS = ROOT / "artifacts"
+SENTENCE_BOX = 'textarea[aria-label="English sentence"]'
+FIGURE = '.js-plotly-plot, [data-testid="stPlotlyChart"]'
+EXCEPTION = '[data-testid="stException"]'
+APP_IDLE = '[data-testid="stApp"][data-test-script-state="notRunning"]'
+PAGE_FILENAME = re.compile(r"([0-9]*)[_ -]*(.*)\.py")
+# What a page's source contains when it draws a Plotly figure (directly or through ui's helper).
+FIGURE_CALLS = ("show_figure(", "plotly_chart(", "show_figures(", "figure_with_exports(")
+
+
+@dataclass(frozen=True)
+class AppPage:
+    """One page of the app: its script (relative to the repo root) and its URL path."""
+
+    script: str
+    url_path: str  # "" for the home page
+
+    @property
+    def name(self) -> str:
+        return self.url_path or "Home"
+
+    @property
+    def source(self) -> str:
+        return (ROOT / self.script).read_text(encoding="utf-8")
+
+    @property
+    def draws_figure(self) -> bool:
+        """Whether the page's own source draws a Plotly figure (else: it must at least show its title)."""
+        text = self.source
+        if self.script == "app.py":  # the home page delegates to ui/home.py
+            text += (ROOT / "ui" / "home.py").read_text(encoding="utf-8")
+        return any(call in text for call in FIGURE_CALLS)
+
+    @property
+    def has_attention_picker(self) -> bool:
+        return "attention_picker(" in self.source
+
+
+def _page_sort_key(path: Path) -> tuple[float, str]:
+    number, label = PAGE_FILENAME.findall(path.name)[0]
+    return (float(number) if number else float("inf"), label.lower())
+
+
+def _url_path(path: Path) -> str:
+    """Streamlit's URL path for a pages/ file: number prefix dropped, spaces as underscores."""
+    number, label = PAGE_FILENAME.findall(path.name)[0]
+    name = re.sub(r"[_ ]+", "_", label).strip() or number
+    return re.sub(r"^[^\w]+_?", "", name)  # a leading emoji is the page's icon, not its name
+
+
+def discover_pages() -> list[AppPage]:
+    """app.py and every pages/*.py that exists right now, in Streamlit's order."""
+    pages = [AppPage("app.py", "")]
+    scripts = sorted((ROOT / "pages").glob("*.py"), key=_page_sort_key)
+    pages += [AppPage(f"pages/{p.name}", _url_path(p)) for p in scripts if not p.name.startswith("_")]
+    return pages
+
+
+def free_port() -> int:
+    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+@dataclass
+class Server:
+    url: str
+    process: subprocess.Popen
+    log_path: Path
+
+    @property
+    def pid(self) -> int:
+        return self.process.pid
+
+    def log(self) -> str:
+        try:
+            return self.log_path.read_text(encoding="utf-8", errors="replace")[-4000:]
+        except OSError:
+            return ""
+
+
+def _healthy(url: str) -> bool:
+    try:
+        with urllib.request.urlopen(f"{url}/_stcore/health", timeout=2) as response:
+            return response.status == 200 and response.read().strip() == b"ok"
+    except (urllib.error.URLError, OSError):
+        return False
+
+
+def _stop(process: subprocess.Popen) -> None:
+    """Terminate the server's process group (it is ours: started with start_new_session)."""
+    if process.poll() is not None:
+        return
+    with contextlib.suppress(ProcessLookupError):
+        os.killpg(process.pid, signal.SIGTERM)
+    try:
+        process.wait(timeout=15)
+    except subprocess.TimeoutExpired:
+        with contextlib.suppress(ProcessLookupError):
+            os.killpg(process.pid, signal.SIGKILL)
+        process.wait(timeout=15)
+
+
+@contextlib.contextmanager
+def streamlit_server(model_dir: str | Path | None = None, start_timeout: float = 180.0) -> Iterator[Server]:
+    """Run `streamlit run app.py` on a free loopback port; yield it once /_stcore/health says ok."""
+    port = free_port()
+    env = dict(os.environ)
+    env.pop("ATLAS_MODEL_DIR", None)
+    if model_dir is not None:
+        env["ATLAS_MODEL_DIR"] = str(model_dir)
+    env["PYTHONUNBUFFERED"] = "1"
+    command = [
+        sys.executable,
+        "-m",
+        "streamlit",
+        "run",
+        "app.py",
+        "--server.headless",
+        "true",
+        "--server.port",
+        str(port),
+        "--server.address",
+        "127.0.0.1",
+        "--browser.gatherUsageStats",
+        "false",
+        "--server.fileWatcherType",
+        "none",
+        "--server.runOnSave",
+        "false",
+    ]
+    log = tempfile.NamedTemporaryFile(prefix="atlas-server-", suffix=".log", delete=False)  # noqa: SIM115
+    log_path = Path(log.name)
+    process = subprocess.Popen(
+        command,
+        cwd=ROOT,
+        env=env,
+        stdout=log,
+        stderr=subprocess.STDOUT,
+        stdin=subprocess.DEVNULL,
+        start_new_session=True,
+    )
+    log.close()
+    server = Server(f"http://127.0.0.1:{port}", process, log_path)
+    try:
+        deadline = time.monotonic() + start_timeout
+        while not _healthy(server.url):
+            if process.poll() is not None:
+                raise RuntimeError(f"streamlit exited with code {process.returncode}:\n{server.log()}")
+            if time.monotonic() > deadline:
+                raise RuntimeError(f"streamlit not healthy after {start_timeout:.0f} s:\n{server.log()}")
+            time.sleep(0.2)
+        yield server
+    finally:
+        _stop(process)
+        with contextlib.suppress(OSError):
+            log_path.unlink()
+
+
+def require_chromium() -> None:
+    """Fail (never skip) with the fix when Debian's Chromium is not installed."""
+    if not (os.path.isfile(CHROMIUM) and os.access(CHROMIUM, os.X_OK)):
+        raise RuntimeError(
+            f"{CHROMIUM} not found: the real-browser tests need Debian's Chromium. "
+            "Install it with `make browser-deps` (or `apt-get install chromium`)."
+        )
+
+
+@contextlib.contextmanager
+def chromium() -> Iterator:
+    """A headless Debian Chromium under Playwright's sync API, closed when the block ends."""
+    require_chromium()
+    from playwright.sync_api import sync_playwright
+
+    with sync_playwright() as p:
+        browser = p.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS, headless=True)
+        try:
+            yield browser
+        finally:
+            browser.close()
+
+
+def page_url(server: Server, page: AppPage, query: str = "") -> str:
+    url = f"{server.url}/{page.url_path}"
+    return f"{url}?{query}" if query else url
+
+
+def wait_idle(tab, timeout_ms: float = 180_000) -> None:
+    """Wait until Streamlit has connected and finished running the page's script."""
+    tab.wait_for_selector('[data-testid="stApp"]', state="attached", timeout=timeout_ms)
+    # A rerun may not have started yet right after an interaction: give it a moment to begin.
+    with contextlib.suppress(Exception):
+        tab.wait_for_selector(
+            '[data-testid="stApp"][data-test-script-state="running"]', state="attached", timeout=1_000
+        )
+    tab.wait_for_selector(APP_IDLE, state="attached", timeout=timeout_ms)
+
+
+def type_sentence(tab, text: str, timeout_ms: float = 180_000) -> None:
+    """Replace the sidebar sentence, commit it (Ctrl+Enter) and wait for the rerun to finish."""
+    box = tab.locator(SENTENCE_BOX)
+    box.wait_for(state="visible", timeout=timeout_ms)
+    box.fill(text)
+    box.press("Control+Enter")
+    wait_idle(tab, timeout_ms)
+
+
+def screenshot_path(name: str) -> Path:
+    folder = ARTIFACTS / "screenshots"
+    folder.mkdir(parents=True, exist_ok=True)
+    return folder / f"{re.sub(r'[^A-Za-z0-9_.-]+', '_', name)}.png"
+
+
+def full_screenshot(tab, name: str) -> Path:
+    """Screenshot the whole page: Streamlit scrolls inside its main block, so grow the viewport first."""
+    height = tab.evaluate(
+        "() => Math.max(...['[data-testid=\"stMain\"]', '[data-testid=\"stSidebarContent\"]']"
+        ".map(s => document.querySelector(s)?.scrollHeight || 0), document.body.scrollHeight)"
+    )
+    size = tab.viewport_size or {"width": 1400, "height": 1000}
+    tab.set_viewport_size({"width": size["width"], "height": int(min(max(height, 600), 16_000))})
+    tab.wait_for_timeout(500)  # let Plotly re-lay out its figures to the new size
+    path = screenshot_path(name)
+    tab.screenshot(path=str(path), full_page=True)
+    tab.set_viewport_size(size)
+    return path
+
+
+def server_rss_mb(server: Server) -> float:
+    """Resident memory of the server process and any children, in MB."""
+    import psutil
+
+    proc = psutil.Process(server.pid)
+    total = proc.memory_info().rss
+    for child in proc.children(recursive=True):
+        with contextlib.suppress(psutil.Error):
+            total += child.memory_info().rss
+    return total / 2**20

@@ -1,0 +1,150 @@
+"""The app in a real browser: `streamlit run app.py` driven by headless Debian Chromium.
+
+What AppTest cannot see: that every page actually renders in a browser (its Plotly figure drawn,
+no exception box, no traceback), that a shared link restores the sentence and the layer/head,
+and that the sentence is kept when moving between pages. A screenshot of every page is saved under
+artifacts/screenshots/ for a person to look at.
+"""
+
+from __future__ import annotations
+
+import re
+import urllib.parse
+
+import pytest
+from server import (
+    EXCEPTION,
+    FIGURE,
+    SENTENCE_BOX,
+    chromium,
+    discover_pages,
+    full_screenshot,
+    page_url,
+    streamlit_server,
+    type_sentence,
+    wait_idle,
+)
+
+pytestmark = pytest.mark.timeout(900)
+
+PAGES = discover_pages()
+TIMEOUT_MS = 240_000  # the first page loads the model and translates on a busy 2-core CPU
+ERROR_BOX = '[data-testid="stAlertContentError"]'
+
+
+@pytest.fixture(scope="module")
+def server():
+    with streamlit_server() as running:
+        yield running
+
+
+@pytest.fixture(scope="module")
+def browser():
+    with chromium() as running:
+        yield running
+
+
+@pytest.fixture
+def tab(browser):
+    """A fresh browser context (its own Streamlit session) that records page errors and dialogs."""
+    context = browser.new_context(viewport={"width": 1400, "height": 1000})
+    page = context.new_page()
+    page.js_errors = []
+    page.dialogs = []
+    page.on("pageerror", lambda err: page.js_errors.append(str(err)))
+    page.on("dialog", lambda dialog: (page.dialogs.append(dialog.message), dialog.dismiss()))
+    try:
+        yield page
+    finally:
+        context.close()
+
+
+def assert_clean(tab, what: str) -> None:
+    """No exception box, no traceback text, no error box, no JavaScript error, no dialog."""
+    exceptions = tab.locator(EXCEPTION)
+    assert exceptions.count() == 0, f"{what}: exception shown:\n{exceptions.first.inner_text()[:2000]}"
+    body = tab.inner_text("body")
+    assert "Traceback" not in body, f"{what}: traceback text on the page:\n{body[:2000]}"
+    errors = tab.locator(ERROR_BOX)
+    assert errors.count() == 0, f"{what}: error box on the page: {errors.first.inner_text()[:1000]}"
+    assert tab.js_errors == [], f"{what}: JavaScript errors: {tab.js_errors}"
+    assert tab.dialogs == [], f"{what}: dialogs opened: {tab.dialogs}"
+
+
+def test_pages_were_discovered():
+    scripts = [p.script for p in PAGES]
+    assert scripts[0] == "app.py"
+    assert len(set(p.url_path for p in PAGES)) == len(PAGES), f"two pages share a URL: {scripts}"
+
+
+@pytest.mark.parametrize("app_page", PAGES, ids=[p.name for p in PAGES])
+def test_page_renders(server, tab, app_page):
+    tab.goto(page_url(server, app_page), wait_until="domcontentloaded")
+    wait_idle(tab, TIMEOUT_MS)
+    title = tab.locator("h1").first
+    title.wait_for(state="visible", timeout=TIMEOUT_MS)
+    assert title.inner_text().strip(), f"{app_page.script}: empty title"
+    if app_page.draws_figure:
+        tab.wait_for_selector(FIGURE, state="visible", timeout=TIMEOUT_MS)
+        # Plotly has drawn (not just a placeholder): its SVG layers exist and have a size.
+        svg = tab.locator(".js-plotly-plot .main-svg").first
+        svg.wait_for(state="visible", timeout=TIMEOUT_MS)
+        box = svg.bounding_box()
+        assert box and box["width"] > 100 and box["height"] > 100, f"{app_page.script}: figure is {box}"
+    full_screenshot(tab, app_page.name)
+    assert_clean(tab, app_page.script)
+
+
+def _query(tab) -> dict[str, str]:
+    return dict(urllib.parse.parse_qsl(urllib.parse.urlsplit(tab.url).query))
+
+
+def test_url_round_trip_home(server, tab):
+    """A shared link restores the sentence (in the box) and keeps layer/head in the URL."""
+    tab.goto(f"{server.url}/?s=Hello%20world.&layer=2&head=3", wait_until="domcontentloaded")
+    wait_idle(tab, TIMEOUT_MS)
+    tab.locator(SENTENCE_BOX).wait_for(state="visible", timeout=TIMEOUT_MS)
+    assert tab.locator(SENTENCE_BOX).input_value() == "Hello world."
+    query = _query(tab)
+    assert query.get("s") == "Hello world."
+    assert (query.get("layer"), query.get("head")) == ("2", "3"), query
+    assert_clean(tab, "home via shared link")
+
+
+def _slider_value(tab, label: str) -> str:
+    slider = tab.locator('[data-testid="stSlider"]').filter(has_text=label).first
+    return slider.locator('input[type="range"]').input_value()
+
+
+def test_url_round_trip_attention_page(server, tab):
+    """On a page with the layer/head picker, the link's layer 2 / head 3 are what the sliders show."""
+    pickers = [p for p in PAGES if p.has_attention_picker and not re.search(r"head\s*=\s*False", p.source)]
+    assert pickers, "no page uses ui.layout.attention_picker with a head slider (the attention pages should)"
+    # The step-by-step page shows the picker at the top; other pages may keep it further down.
+    app_page = next((p for p in pickers if "step" in p.url_path.lower()), pickers[0])
+    tab.goto(page_url(server, app_page, "s=Hello%20world.&layer=2&head=3"), wait_until="domcontentloaded")
+    wait_idle(tab, TIMEOUT_MS)
+    tab.locator(SENTENCE_BOX).wait_for(state="visible", timeout=TIMEOUT_MS)
+    assert tab.locator(SENTENCE_BOX).input_value() == "Hello world."
+    assert _slider_value(tab, "Layer") == "2", f"{app_page.script}: layer slider"
+    assert _slider_value(tab, "Head") == "3", f"{app_page.script}: head slider"
+    query = _query(tab)
+    assert (query.get("s"), query.get("layer"), query.get("head")) == ("Hello world.", "2", "3"), query
+    assert_clean(tab, f"{app_page.script} via shared link")
+
+
+def test_sentence_kept_between_pages(server, tab):
+    """Type on the home page, follow the sidebar link to another page: the sentence comes along."""
+    assert len(PAGES) > 1, "only the home page exists"
+    sentence = "The cat sat on the mat near the door."
+    tab.goto(server.url, wait_until="domcontentloaded")
+    wait_idle(tab, TIMEOUT_MS)
+    type_sentence(tab, sentence, TIMEOUT_MS)
+    assert _query(tab).get("s") == sentence
+    target = PAGES[1]
+    tab.locator(f'[data-testid="stSidebarNav"] a[href$="/{target.url_path}"]').first.click()
+    tab.wait_for_url(f"**/{target.url_path}*", timeout=TIMEOUT_MS)
+    wait_idle(tab, TIMEOUT_MS)
+    tab.locator(SENTENCE_BOX).wait_for(state="visible", timeout=TIMEOUT_MS)
+    assert tab.locator(SENTENCE_BOX).input_value() == sentence
+    assert_clean(tab, f"{target.script} after navigation")

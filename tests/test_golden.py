@@ -1,0 +1,40 @@
+"""The shipped model: its checksum matches the model card, and fixed sentences translate to the
+outputs committed with it (tests/golden.json, written when the weights were exported and checked by
+hand against `python -m transformer.translate`)."""
+
+from __future__ import annotations
+
+import json
+import re
+from pathlib import Path
+
+import pytest
+
+from transformer.decoding import beam_search, greedy_decode
+from transformer.inputs import encode_source
+from transformer.pretrained import file_sha256, load_pretrained
+
+ROOT = Path(__file__).resolve().parents[1]
+GOLDEN = json.loads((ROOT / "tests" / "golden.json").read_text(encoding="utf-8"))
+
+
+@pytest.fixture(scope="module")
+def shipped():
+    return load_pretrained(ROOT / "pretrained")
+
+
+def test_weights_checksum_matches_the_model_card():
+    card = (ROOT / "pretrained" / "MODEL_CARD.md").read_text(encoding="utf-8")
+    match = re.search(r"model\.safetensors.*?sha256[^0-9a-f]*([0-9a-f]{64})", card, re.S)
+    assert match, "MODEL_CARD.md must state the sha256 of model.safetensors"
+    assert file_sha256(ROOT / "pretrained" / "model.safetensors") == match.group(1)
+    assert GOLDEN["sha256"] == match.group(1)
+
+
+@pytest.mark.parametrize("case", GOLDEN["sentences"], ids=lambda c: c["en"][:30])
+def test_fixed_sentences_translate_to_committed_outputs(shipped, case):
+    src = encode_source(shipped.tokenizer, case["en"])
+    greedy = greedy_decode(shipped.model, src.ids)
+    beam = beam_search(shipped.model, src.ids, beam_size=4, alpha=0.6)[0]
+    assert shipped.tokenizer.decode(greedy.ids) == case["greedy"]
+    assert shipped.tokenizer.decode(beam.ids) == case["beam"]
