@@ -17,6 +17,7 @@ import streamlit as st
 from streamlit.testing.v1 import AppTest
 
 from transformer import decoding
+from viz.labels import token_labels
 
 ROOT = Path(__file__).resolve().parents[1]
 PAGE1 = str(ROOT / "pages" / "1_Tokens_and_embeddings.py")
@@ -84,7 +85,7 @@ def test_page1_shows_pieces_embeddings_scaling_and_similarity():
     table = at.dataframe[0].value
     pieces = list(table["piece"])
     assert pieces[-1] == "</s>" and len(pieces) > 3
-    assert figs["embed_rows"]["data"][0]["y"] == [f"{i}:{p}" for i, p in enumerate(pieces)]
+    assert figs["embed_rows"]["data"][0]["y"] == token_labels(pieces)  # markup escaped for Plotly
     rows = array(figs["embed_rows"]["data"][0]["z"])
     assert rows.shape[0] == len(pieces)
     sim = array(figs["embed_similarity"]["data"][0]["z"])
@@ -99,7 +100,7 @@ def test_page1_new_sentence_changes_the_tokens():
     type_sentence(at, NEW_SENTENCE)
     after = list(at.dataframe[0].value["piece"])
     assert after != before and after[-1] == "</s>"
-    assert charts(at)["embed_rows"]["data"][0]["y"] == [f"{i}:{p}" for i, p in enumerate(after)]
+    assert charts(at)["embed_rows"]["data"][0]["y"] == token_labels(after)
 
 
 def test_page1_similarity_switch_changes_the_vectors_compared():
@@ -150,7 +151,7 @@ def test_page2_new_sentence_changes_the_tokens():
     before = charts(at)["pe_noposition_plain"]["data"][0]["y"]
     type_sentence(at, NEW_SENTENCE)
     after = charts(at)["pe_noposition_plain"]["data"][0]["y"]
-    assert after != before and after[-1].endswith("</s>")
+    assert after != before and after[-1].endswith("&lt;/s&gt;")
 
 
 def test_page3_shows_every_step_and_follows_layer_and_head():
@@ -178,10 +179,10 @@ def test_page3_decoder_self_attention_is_causal_and_cross_uses_source_keys():
     mask = array(spec["z"])
     assert np.isnan(mask[np.triu_indices(mask.shape[0], 1)]).all()  # future positions: −∞, a gap
     assert not np.isnan(mask[np.tril_indices(mask.shape[0])]).any()
-    assert spec["y"][0].endswith("<s>")
+    assert spec["y"][0].endswith("&lt;s&gt;")
     at.selectbox(key="atlas_kind").set_value("cross").run()
     cross = charts(at)["steps_pattern"]["data"][0]
-    assert cross["x"] == source_labels and cross["y"][0].endswith("<s>")
+    assert cross["x"] == source_labels and cross["y"][0].endswith("&lt;s&gt;")
 
 
 def test_page3_follow_one_query():
@@ -201,7 +202,7 @@ def test_page3_new_sentence_changes_the_tokens():
     before = charts(at)["steps_q"]["data"][0]["y"]
     type_sentence(at, NEW_SENTENCE)
     after = charts(at)["steps_q"]["data"][0]["y"]
-    assert after != before and after[-1].endswith("</s>")
+    assert after != before and after[-1].endswith("&lt;/s&gt;")
 
 
 @pytest.mark.parametrize("path", [PAGE1, PAGE2, PAGE3])
