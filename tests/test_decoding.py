@@ -9,8 +9,15 @@ import pytest
 import torch
 
 from transformer import Transformer, TransformerConfig
-from transformer.decoding import Hypothesis, beam_search, greedy_decode, length_penalty
-from transformer.evaluate import beam_search_batch, evaluate, greedy_decode_batch
+from transformer.decoding import (
+    Hypothesis,
+    beam_search,
+    beam_search_batch,
+    greedy_decode,
+    greedy_decode_batch,
+    length_penalty,
+)
+from transformer.evaluate import evaluate
 from transformer.train import loss_fn, make_optimizer, noam_lr
 
 PAD, BOS, EOS = 0, 2, 3

@@ -30,8 +30,8 @@ from tqdm import tqdm
 
 from transformer import data, pretrained
 from transformer.config import TransformerConfig
+from transformer.decoding import greedy_decode_batch
 from transformer.device import select_device
-from transformer.evaluate import greedy_decode_batch
 from transformer.model import Transformer
 
 
