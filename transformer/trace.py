@@ -36,6 +36,11 @@ class Trace:
     def names(self) -> list[str]:
         return list(self.tensors)
 
+    def only(self, endings: tuple[str, ...]) -> Trace:
+        """A slimmer Trace with only the hook points whose names end with one of `endings`."""
+        kept = {name: t for name, t in self.tensors.items() if name.endswith(endings)}
+        return Trace(self.src_pieces, self.tgt_pieces, kept, self.config, self.src_ids, self.tgt_ids)
+
     def get(self, name: str) -> torch.Tensor:
         """One recorded tensor with the batch dimension removed."""
         if name not in self.tensors:

@@ -1,42 +1,26 @@
-"""Cached computations of the head inspector: attention over a sentence set, and switching heads off.
+"""The head inspector's computations: attention over a sentence set, and switching heads off.
 
 Statistics need only the attention weights, not the ~15 MB of everything a full trace records, so
-each sentence is traced once and only its softmax weights and masks are kept in the cache. The
-decoder reads BOS + the model's greedy translation, like every other page; for the sentence set the
-translation is cut at 2·(source length) + 10 tokens so that an odd sentence cannot make the page slow.
+the sentence-set traces keep only softmax weights and masks (`ui.model.trace(..., keep=…)`). The
+decoder reads BOS + the model's greedy translation, like every other page.
 """
 
 from __future__ import annotations
 
-import contextlib
-
 import streamlit as st
 import torch
 
-from transformer import hooks
 from transformer.analysis import heads
-from transformer.decoding import default_max_len, greedy_decode
-from transformer.inputs import encode_source
-from transformer.trace import Trace, run_trace
+from transformer.trace import Trace
 from ui import model as model_io
 
 ATTENTION_LABELS = {("encoder", "self"): "encoder self", ("decoder", "self"): "decoder self",
                     ("decoder", "cross"): "decoder cross"}
 
 
-@st.cache_data(max_entries=256, show_spinner=False)
 def attention_trace(model_id: str, sentence: str) -> Trace | None:
     """A trace of `sentence` keeping only the attention weights and masks (None when empty)."""
-    lm = model_io.loaded()
-    src = encode_source(lm.tokenizer, sentence)
-    if src.empty:
-        return None
-    limit = min(default_max_len(lm.model, len(src.ids)), 2 * len(src.ids) + 10)
-    target = greedy_decode(lm.model, src.ids, max_len=limit).ids
-    full = run_trace(lm.model, src.ids, [lm.tokenizer.bos_id, *target], src.pieces,
-                     ["<s>", *(lm.tokenizer.id_to_piece(i) for i in target)])
-    kept = {name: t for name, t in full.tensors.items() if name.endswith(("hook_pattern", "hook_mask"))}
-    return Trace(full.src_pieces, full.tgt_pieces, kept, full.config, full.src_ids, full.tgt_ids)
+    return model_io.trace(model_id, sentence, keep=model_io.ATTENTION_ONLY)
 
 
 @st.cache_data(max_entries=256, show_spinner=False)
@@ -73,27 +57,14 @@ def head_options(n_layers: int, n_heads: int, offset: int) -> dict[str, tuple[st
             for layer in range(n_layers) for head in range(n_heads)}
 
 
-@st.cache_data(max_entries=128, show_spinner=False)
-def greedy(model_id: str, sentence: str, ablate: tuple = ()) -> dict | None:
-    """Greedy translation with the `ablate` heads switched off: {'text', 'ids', 'pieces'}."""
-    lm = model_io.loaded()
-    src = encode_source(lm.tokenizer, sentence)
-    if src.empty:
-        return None
-    with hooks.intervene(model_io.head_ablation(ablate)) if ablate else contextlib.nullcontext():
-        ids = greedy_decode(lm.model, src.ids).ids
-    pieces = [lm.tokenizer.id_to_piece(i) for i in ids]
-    return {"text": lm.tokenizer.decode(ids), "ids": ids, "pieces": pieces}
-
-
 def ablation(model_id: str, sentence: str, ablate: tuple) -> dict:
     """Greedy translations and next-token probabilities with all heads on and with `ablate` heads off.
 
     Both probability tables read the same decoder input (BOS + the normal greedy translation), so
     they differ only because of the switched-off heads.
     """
-    before = greedy(model_id, sentence)
-    after = greedy(model_id, sentence, ablate) if ablate else before
+    before = model_io.greedy(model_id, sentence)
+    after = model_io.greedy(model_id, sentence, ablate) if ablate else before
     target = tuple(before["ids"])
     probs_before = model_io.trace(model_id, sentence, target).get("generator.hook_probs")  # (T, V)
     probs_after = (model_io.trace(model_id, sentence, target, ablate=ablate).get("generator.hook_probs")

@@ -2,7 +2,7 @@
 
 The model is one read-only object shared by every browser session (`st.cache_resource`): never
 `.train()`, never edited, nothing attached. Translations and traces are cached by the weights'
-checksum (`model_id`) plus the inputs (`st.cache_data`), so a rerun after moving a slider is cheap.
+checksum (`model_id`) plus the inputs, so a rerun after moving a slider is cheap.
 """
 
 from __future__ import annotations
@@ -41,29 +41,58 @@ def loaded() -> LoadedModel:
         raise  # st.stop() raises; this line only satisfies type checkers
 
 
+def loaded_or_none() -> LoadedModel | None:
+    """The shared model, or None when it cannot be loaded (for callers outside a page, e.g. warm-up)."""
+    try:
+        return _load(str(MODEL_DIR), DEVICE)
+    except PretrainedError:
+        return None
+
+
 def source(sentence: str) -> Source:
     return encode_source(loaded().tokenizer, sentence)
 
 
-@st.cache_data(max_entries=256, show_spinner=False)
-def translate(
-    model_id: str, sentence: str, beam_size: int = 4, alpha: float = 0.6, ablate: tuple = ()
-) -> dict:
-    """Greedy and beam translations of `sentence` (beam candidates best first).
+def _max_len(lm: LoadedModel, src_len: int) -> int:
+    # DEVIATION: the app stops at 2·source + 10 tokens (the paper: source + 50) so that a model
+    # that loops cannot keep a page busy; translations of real sentences end long before either.
+    return min(default_max_len(lm.model, src_len), 2 * src_len + 10)
 
-    `ablate`: heads to switch off, as in `trace`.
-    """
+
+def _ablated(ablate: tuple):
+    return hooks.intervene(head_ablation(ablate)) if ablate else contextlib.nullcontext()
+
+
+@st.cache_data(max_entries=256, show_spinner=False)
+def greedy(model_id: str, sentence: str, ablate: tuple = ()) -> dict | None:
+    """The greedy translation of `sentence` (None when it is empty); `ablate` as in `trace`."""
     lm = loaded()
     src = encode_source(lm.tokenizer, sentence)
     if src.empty:
-        return {"greedy": None, "beam": []}
-    # DEVIATION: the app stops at 2·source + 10 tokens (the paper: source + 50) so that a model
-    # that loops cannot keep a page busy; translations of real sentences end long before either.
-    max_len = min(default_max_len(lm.model, len(src.ids)), 2 * len(src.ids) + 10)
-    with hooks.intervene(head_ablation(ablate)) if ablate else contextlib.nullcontext():
-        greedy = greedy_decode(lm.model, src.ids, max_len=max_len)
-        beams = beam_search(lm.model, src.ids, beam_size=beam_size, alpha=alpha, max_len=max_len)
-    return {"greedy": _as_dict(lm, greedy), "beam": [_as_dict(lm, h) for h in beams]}
+        return None
+    with _ablated(ablate):
+        return _as_dict(lm, greedy_decode(lm.model, src.ids, max_len=_max_len(lm, len(src.ids))))
+
+
+@st.cache_data(max_entries=256, show_spinner=False)
+def beam(model_id: str, sentence: str, beam_size: int = 4, alpha: float = 0.6, ablate: tuple = ()) -> list:
+    """Beam-search candidates of `sentence`, best first (empty when the sentence is empty)."""
+    lm = loaded()
+    src = encode_source(lm.tokenizer, sentence)
+    if src.empty:
+        return []
+    with _ablated(ablate):
+        hyps = beam_search(lm.model, src.ids, beam_size=beam_size, alpha=alpha,
+                           max_len=_max_len(lm, len(src.ids)))
+    return [_as_dict(lm, h) for h in hyps]
+
+
+def translate(
+    model_id: str, sentence: str, beam_size: int = 4, alpha: float = 0.6, ablate: tuple = ()
+) -> dict:
+    """Greedy and beam translations of `sentence`: {'greedy': dict | None, 'beam': [dict, …]}."""
+    return {"greedy": greedy(model_id, sentence, ablate),
+            "beam": beam(model_id, sentence, beam_size, alpha, ablate)}
 
 
 def _as_dict(lm: LoadedModel, hyp: Hypothesis) -> dict:
@@ -77,26 +106,36 @@ def _as_dict(lm: LoadedModel, hyp: Hypothesis) -> dict:
     }
 
 
-@st.cache_data(max_entries=64, show_spinner=False)
+ATTENTION_ONLY = ("hook_pattern", "hook_mask")
+
+
+# A resource cache hands every rerun the same Trace object: `cache_data` would unpickle about a
+# hundred tensors on each rerun (~70 ms per head change). Pages only read traces, never write them
+# (tests/test_cache.py checks that a cached trace is unchanged after every page has drawn it).
+@st.cache_resource(max_entries=64, show_spinner=False)
 def trace(
-    model_id: str, sentence: str, target_ids: tuple[int, ...] | None = None, ablate: tuple = ()
+    model_id: str,
+    sentence: str,
+    target_ids: tuple[int, ...] | None = None,
+    ablate: tuple = (),
+    keep: tuple[str, ...] = (),
 ) -> Trace | None:
     """Trace of `sentence` with the decoder fed BOS + `target_ids` (default: the greedy output).
 
     `ablate` is a tuple of (stack, kind, layer, head) whose head outputs are zeroed before W^O for
-    this call only (through the hook session, never by editing the shared model).
+    this call only (through the hook session, never by editing the shared model). `keep`: name
+    endings of the hook points to keep (e.g. ATTENTION_ONLY, a few % of a full trace); () keeps all.
     """
     lm = loaded()
     src = encode_source(lm.tokenizer, sentence)
     if src.empty:
         return None
     if target_ids is None:
-        # Same call as the pages make when nothing is ablated, so the cached result is shared.
-        result = translate(model_id, sentence, ablate=ablate) if ablate else translate(model_id, sentence)
-        target_ids = tuple(result["greedy"]["ids"])
+        target_ids = tuple(greedy(model_id, sentence, ablate)["ids"])
     tgt_ids = [lm.tokenizer.bos_id, *target_ids]
     tgt_pieces = ["<s>", *(lm.tokenizer.id_to_piece(i) for i in target_ids)]
-    return run_trace(lm.model, src.ids, tgt_ids, src.pieces, tgt_pieces, edits=head_ablation(ablate))
+    full = run_trace(lm.model, src.ids, tgt_ids, src.pieces, tgt_pieces, edits=head_ablation(ablate))
+    return full.only(keep) if keep else full
 
 
 def head_ablation(heads: tuple) -> dict[str, hooks.Edit]:
