@@ -31,40 +31,65 @@ def heatmap(
     show_text: bool = False,
     row_title: str = "",
     col_title: str = "",
+    trace_style: dict | None = None,
+    layout_style: dict | None = None,
+    xaxis_style: dict | None = None,
+    yaxis_style: dict | None = None,
 ) -> go.Figure:
-    """One matrix as a heatmap; raises ValueError if labels do not fit the matrix."""
+    """One matrix as a heatmap; raises ValueError if labels do not fit the matrix.
+
+    The `*_style` dicts add to (or override) the heatmap trace, the layout and the two axes. The
+    figure is built in one constructor call: Plotly validates every later `update_*` call again,
+    which made a page of a dozen heatmaps several times slower to rerun.
+    """
     z = as_array(values)
     if len(row_labels) != z.shape[0] or len(col_labels) != z.shape[1]:
         raise ValueError(
             f"labels ({len(row_labels)} rows, {len(col_labels)} columns) do not fit a {z.shape} matrix"
         )
-    # -inf (blocked by a mask) cannot be coloured; show it as a gap with its own hover text.
-    text = np.where(np.isneginf(z), "−∞ (blocked)", np.char.mod("%.4f", np.nan_to_num(z, neginf=0.0)))
-    shown = np.where(np.isinf(z), np.nan, z)
-    fig = go.Figure(
-        go.Heatmap(
-            z=shown,
-            x=list(col_labels),
-            y=list(row_labels),
-            colorscale=colorscale,
-            zmin=zmin,
-            zmax=zmax,
-            text=text,
-            texttemplate="%{text}" if show_text else None,
-            hovertemplate=f"row %{{y}}<br>column %{{x}}<br>{hover_name} = %{{text}}<extra></extra>",
-            hoverongaps=True,
-        )
+    # -inf (blocked by a mask) cannot be coloured: it is drawn as a gap, with its own hover text.
+    # Only matrices with such gaps (or printed values) carry a text array; the others format z in the
+    # browser, and z travels as float32 (Plotly sends typed arrays as base64): about a third of the
+    # bytes of float64 plus a string per cell.
+    blocked = np.isneginf(z)
+    shown = np.where(np.isinf(z), np.nan, z).astype(np.float32)
+    if blocked.any() or show_text:
+        text = np.where(blocked, "−∞ (blocked)", np.char.mod("%.4f", np.nan_to_num(z, neginf=0.0)))
+        value = "%{text}"
+    else:
+        text, value = None, "%{z:.4f}"
+    trace = dict(
+        z=shown,
+        x=list(col_labels),
+        y=list(row_labels),
+        colorscale=colorscale,
+        zmin=zmin,
+        zmax=zmax,
+        text=text,
+        texttemplate="%{text}" if show_text else None,
+        hovertemplate=f"row %{{y}}<br>column %{{x}}<br>{hover_name} = {value}<extra></extra>",
+        hoverongaps=True,
     )
-    fig.update_yaxes(autorange="reversed", title=row_title, type="category")
-    fig.update_xaxes(title=col_title, type="category", tickangle=-45, side="bottom")
+    yaxis = dict(autorange="reversed", title=dict(text=row_title), type="category")
     if square:
-        fig.update_yaxes(scaleanchor="x", scaleratio=1, constrain="domain")
-    fig.update_layout(title=title, margin=dict(l=10, r=10, t=60, b=10), plot_bgcolor="#f0f0f0")
-    return fig
+        yaxis.update(scaleanchor="x", scaleratio=1, constrain="domain")
+    xaxis = dict(title=dict(text=col_title), type="category", tickangle=-45, side="bottom")
+    layout = dict(
+        title=dict(text=title),
+        margin=dict(l=10, r=10, t=60, b=10),
+        plot_bgcolor="#f0f0f0",
+        xaxis={**xaxis, **(xaxis_style or {})},
+        yaxis={**yaxis, **(yaxis_style or {})},
+    )
+    return go.Figure(data=[go.Heatmap(**{**trace, **(trace_style or {})})],
+                     layout={**layout, **(layout_style or {})})
 
 
-def attention_heatmap(weights, query_labels, key_labels, title: str, colorscale: str = "Blues"):
-    """Softmax weights (T_q, T_k) in [0, 1]; the title says which axis is which."""
+def attention_heatmap(weights, query_labels, key_labels, title: str, colorscale: str = "Blues", **style):
+    """Softmax weights (T_q, T_k) in [0, 1]; the title says which axis is which.
+
+    `style`: the `*_style` dicts of `heatmap`.
+    """
     return heatmap(
         weights,
         query_labels,
@@ -76,4 +101,5 @@ def attention_heatmap(weights, query_labels, key_labels, title: str, colorscale:
         hover_name="weight",
         row_title="queries",
         col_title="keys",
+        **style,
     )

@@ -98,6 +98,8 @@ def shift_scatter(predicted, actual, k: int) -> go.Figure:
     p, a = as_array(predicted), as_array(actual)
     if p.shape != a.shape:
         raise ValueError(f"predicted {p.shape} and actual {a.shape} differ in shape")
+    # float32 points: Plotly sends them as base64 typed arrays, half the bytes of float64.
+    p, a = p.astype(np.float32), a.astype(np.float32)
     fig = go.Figure(
         [
             go.Scattergl(x=p.ravel(), y=a.ravel(), mode="markers", marker=dict(size=3, opacity=0.5),

@@ -23,11 +23,12 @@ def _bound(z: np.ndarray) -> float:
     return float(np.abs(finite).max()) if finite.size and np.abs(finite).max() > 0 else 1.0
 
 
-def vectors_heatmap(values, labels: list[str], title: str, what: str, colorscale: str = "RdBu") -> go.Figure:
+def vectors_heatmap(values, labels: list[str], title: str, what: str, colorscale: str = "RdBu",
+                    layout_style: dict | None = None) -> go.Figure:
     """One vector per token (T, d_k): rows = tokens, columns = the head's d_k dimensions."""
     z = as_array(values)
     bound = _bound(z)
-    fig = heatmap(
+    return heatmap(
         z,
         labels,
         [f"{what}{j}" for j in range(z.shape[1])],
@@ -38,16 +39,15 @@ def vectors_heatmap(values, labels: list[str], title: str, what: str, colorscale
         hover_name=f"{what} entry",
         row_title="tokens",
         col_title="dimension of d_k",
+        trace_style=dict(colorbar=dict(thickness=12)),  # three of these share a row on the page
+        yaxis_style=dict(dtick=1),  # every token labelled, even when the cells are small
+        # Square cells in a third of the page are ~18 px wide: size the figure to fit them.
+        layout_style={"height": max(260, 18 * z.shape[0] + 180), **(layout_style or {})},
     )
-    fig.update_traces(colorbar=dict(thickness=12))  # three of these share a row on the page
-    fig.update_yaxes(dtick=1)  # every token labelled, even when the cells are small
-    # Square cells in a third of the page are ~18 px wide: size the figure to fit them, not the default.
-    fig.update_layout(height=max(260, 18 * z.shape[0] + 180))
-    return fig
 
 
 def scores_heatmap(values, query_labels: list[str], key_labels: list[str], title: str,
-                   colorscale: str = "RdBu", hover_name: str = "score") -> go.Figure:
+                   colorscale: str = "RdBu", hover_name: str = "score", **style) -> go.Figure:
     """A (T_q, T_k) score matrix, colour centred on 0; −∞ entries appear as gaps marked 'blocked'."""
     z = as_array(values)
     bound = _bound(z)
@@ -62,15 +62,16 @@ def scores_heatmap(values, query_labels: list[str], key_labels: list[str], title
         hover_name=hover_name,
         row_title="queries",
         col_title="keys",
+        **style,
     )
 
 
 def mask_heatmap(allowed, query_labels: list[str], key_labels: list[str], title: str = "The mask",
-                 colour: str = "#9ecae1") -> go.Figure:
+                 colour: str = "#9ecae1", layout_style: dict | None = None) -> go.Figure:
     """The mask as what it adds to the scores: 0 where a query may attend, −∞ (a gap) where blocked."""
     a = as_array(allowed).astype(bool)
     additive = np.where(a, 0.0, -np.inf)
-    fig = heatmap(
+    return heatmap(
         additive,
         query_labels,
         key_labels,
@@ -81,18 +82,15 @@ def mask_heatmap(allowed, query_labels: list[str], key_labels: list[str], title:
         hover_name="added to the score",
         row_title="queries",
         col_title="keys",
+        trace_style=dict(showscale=False),
+        layout_style={"plot_bgcolor": "white", **(layout_style or {})},
     )
-    fig.update_traces(showscale=False)
-    fig.update_layout(plot_bgcolor="white")
-    return fig
 
 
-def highlight_row(fig: go.Figure, row: int | None, color: str = "#d62728") -> go.Figure:
-    """Draw a frame around one row (a query) of a heatmap, so it can be followed across steps."""
-    if row is not None:
-        fig.add_shape(type="rect", xref="x domain", x0=0, x1=1, yref="y", y0=row - 0.5, y1=row + 0.5,
-                      line=dict(color=color, width=3), fillcolor="rgba(0,0,0,0)")
-    return fig
+def row_frame(row: int, color: str = "#d62728") -> dict:
+    """A layout shape framing one row (a query) of a heatmap, so it can be followed across steps."""
+    return dict(type="rect", xref="x domain", x0=0, x1=1, yref="y", y0=row - 0.5, y1=row + 0.5,
+                line=dict(color=color, width=3), fillcolor="rgba(0,0,0,0)")
 
 
 def _shapes(q, k, v, qk, scores, allowed, masked, pattern, z, query_labels, key_labels) -> dict:
@@ -120,27 +118,38 @@ def step_figures(q, k, v, qk, scores, allowed, masked, pattern, z, query_labels:
     query row in every figure whose rows are queries; `context` (e.g. "layer 5, head 1") ends each title.
     """
     a = _shapes(q, k, v, qk, scores, allowed, masked, pattern, z, query_labels, key_labels)
-    figs = {
-        "q": vectors_heatmap(a["q"], query_labels, "Q (one row per query)", "q", diverging),
-        "k": vectors_heatmap(a["k"], key_labels, "K (one row per key)", "k", diverging),
-        "v": vectors_heatmap(a["v"], key_labels, "V (one row per key)", "v", diverging),
-        "qk": scores_heatmap(a["qk"], query_labels, key_labels, "Q Kᵀ", diverging, "q·k"),
-        "scores": scores_heatmap(a["scores"], query_labels, key_labels, "Q Kᵀ / √d_k", diverging,
-                                 "scaled score"),
-        "mask": mask_heatmap(a["allowed"], query_labels, key_labels),
-        "masked": scores_heatmap(a["masked"], query_labels, key_labels, "Scores after the mask", diverging,
-                                 "masked score"),
-        "pattern": attention_heatmap(a["pattern"], query_labels, key_labels, "softmax: attention weights",
-                                     sequential),
-        "z": vectors_heatmap(a["z"], query_labels, "Z = weights · V (the head's output)", "z", diverging),
+
+    def titled(title: str) -> str:  # the builders add their subtitle after this
+        return f"{title} · {context}" if context else title
+
+    def framed(rows_are_queries: bool = True) -> dict:
+        # Everything is passed at construction: each later update_* call re-validates the figure.
+        shapes = [row_frame(highlight)] if rows_are_queries and highlight is not None else []
+        return dict(layout_style=dict(shapes=shapes))
+
+    return {
+        "q": vectors_heatmap(a["q"], query_labels, titled("Q (one row per query)"), "q", diverging,
+                             **framed()),
+        "k": vectors_heatmap(a["k"], key_labels, titled("K (one row per key)"), "k", diverging,
+                             **framed(False)),
+        "v": vectors_heatmap(a["v"], key_labels, titled("V (one row per key)"), "v", diverging,
+                             **framed(False)),
+        "qk": scores_heatmap(a["qk"], query_labels, key_labels, titled("Q Kᵀ"),
+                             diverging, "q·k", **framed()),
+        "scores": scores_heatmap(a["scores"], query_labels, key_labels,
+                                 titled("Q Kᵀ / √d_k"), diverging, "scaled score",
+                                 **framed()),
+        "mask": mask_heatmap(a["allowed"], query_labels, key_labels,
+                             titled("The mask"), **framed()),
+        "masked": scores_heatmap(a["masked"], query_labels, key_labels,
+                                 titled("Scores after the mask"), diverging,
+                                 "masked score", **framed()),
+        "pattern": attention_heatmap(a["pattern"], query_labels, key_labels,
+                                     titled("softmax: attention weights"),
+                                     sequential, **framed()),
+        "z": vectors_heatmap(a["z"], query_labels, titled("Z = weights · V (the head's output)"), "z",
+                             diverging, **framed()),
     }
-    for name, fig in figs.items():
-        if context:
-            fig.update_layout(title_text=fig.layout.title.text.replace("<br>", f" · {context}<br>", 1)
-                              if "<br>" in fig.layout.title.text else f"{fig.layout.title.text} · {context}")
-        if name not in ("k", "v"):  # K and V rows are keys, not queries
-            highlight_row(fig, highlight)
-    return figs
 
 
 def query_journey(scores_row, masked_row, pattern_row, key_labels: list[str], query_label: str,
