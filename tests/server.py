@@ -2,7 +2,8 @@
 
 - `discover_pages()`: the app's pages as Streamlit names them (app.py, then pages/*.py in order), so
   the tests follow whatever pages exist instead of a hard-coded list.
-- `streamlit_server()`: `streamlit run app.py` on a free loopback port, waited for until healthy,
+- `streamlit_server()`: `make run`'s server (`python -m ui.serve`, i.e. `streamlit run app.py`) on a free
+  loopback port, waited for until healthy,
   always terminated (its whole process group) when the block ends.
 - `chromium()`: Debian's Chromium driven by Playwright (never a downloaded browser).
 - `wait_idle()`, `type_sentence()`: wait for a Streamlit rerun to finish; type into the sentence box.
@@ -151,9 +152,7 @@ def streamlit_server(model_dir: str | Path | None = None, start_timeout: float =
     command = [
         sys.executable,
         "-m",
-        "streamlit",
-        "run",
-        "app.py",
+        "ui.serve",  # `streamlit run app.py` with the model warmed up meanwhile, as `make run` starts it
         "--server.headless",
         "true",
         "--server.port",

@@ -1,0 +1,100 @@
+"""The app's shared caches, and what every page sends to the browser.
+
+Traces live in a resource cache (`ui.model.trace`): every rerun and every session gets the very same
+object, so a page that wrote into one would corrupt it for everybody. These tests draw every page
+and then compare the cached trace, tensor by tensor, with a fresh one. They also check each page's
+figure payload for the default sentence (issue 6: at most 1 MB per page) and the slimmed traces.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+import torch
+from streamlit.testing.v1 import AppTest
+
+from transformer.trace import run_trace
+from ui import model as model_io
+from ui import serve
+from ui.state import DEFAULT_SENTENCE
+
+ROOT = Path(__file__).resolve().parents[1]
+PAGES = ["app.py", *sorted(p.relative_to(ROOT).as_posix() for p in (ROOT / "pages").glob("[0-9]*.py"))]
+MAX_PAYLOAD = 1_000_000  # bytes of Plotly specs per page (issue 6)
+
+
+def fresh_trace(sentence: str):
+    """The trace of `sentence` computed now, outside every cache."""
+    lm = model_io.loaded_or_none()
+    target = model_io.greedy(lm.model_id, sentence)["ids"]
+    src = model_io.source(sentence)
+    tgt_pieces = ["<s>", *(lm.tokenizer.id_to_piece(i) for i in target)]
+    return run_trace(lm.model, src.ids, [lm.tokenizer.bos_id, *target], src.pieces, tgt_pieces)
+
+
+@pytest.fixture(scope="module")
+def drawn_pages() -> dict[str, int]:
+    """Every page drawn once on the default sentence: page -> bytes of its Plotly specs."""
+    payload = {}
+    for page in PAGES:
+        at = AppTest.from_file(str(ROOT / page), default_timeout=120)
+        at.run()
+        assert not at.exception, (page, [e.message for e in at.exception])
+        payload[page] = sum(len(c.proto.spec.encode()) for c in at.get("plotly_chart"))
+    return payload
+
+
+def test_every_page_sends_at_most_1_mb_of_figures(drawn_pages):
+    assert len(drawn_pages) >= 10
+    drawing = [page for page, size in drawn_pages.items() if size > 0]
+    assert len(drawing) >= 8, drawn_pages  # the payload really was measured
+    too_big = {page: size for page, size in drawn_pages.items() if size > MAX_PAYLOAD}
+    assert not too_big, too_big
+
+
+def test_pages_never_write_into_the_shared_trace(drawn_pages):
+    lm = model_io.loaded_or_none()
+    cached = model_io.trace(lm.model_id, DEFAULT_SENTENCE)
+    assert cached is model_io.trace(lm.model_id, DEFAULT_SENTENCE)  # one shared object
+    fresh = fresh_trace(DEFAULT_SENTENCE)
+    assert cached.names() == fresh.names() and len(cached.names()) > 100
+    changed = [name for name in fresh.names() if not torch.equal(cached.tensors[name], fresh.tensors[name])]
+    assert not changed, changed[:5]
+
+
+def test_a_slim_trace_keeps_only_the_attention_weights_and_masks():
+    lm = model_io.loaded_or_none()
+    slim = model_io.trace(lm.model_id, DEFAULT_SENTENCE, keep=model_io.ATTENTION_ONLY)
+    full = model_io.trace(lm.model_id, DEFAULT_SENTENCE)
+    n = full.config.n_layers
+    assert len(slim.names()) == 2 * 3 * n  # pattern + mask for encoder self, decoder self and cross
+    assert all(name.endswith(("hook_pattern", "hook_mask")) for name in slim.names())
+    for name in slim.names():
+        assert torch.equal(slim.tensors[name], full.tensors[name])
+    assert slim.src_pieces == full.src_pieces and slim.tgt_pieces == full.tgt_pieces
+
+
+def test_translate_combines_the_cached_greedy_and_beam_results():
+    lm = model_io.loaded_or_none()
+    result = model_io.translate(lm.model_id, "The house is small.")
+    assert result["greedy"] == model_io.greedy(lm.model_id, "The house is small.")
+    assert result["beam"] == model_io.beam(lm.model_id, "The house is small.")
+    assert 1 <= len(result["beam"]) <= 4
+    assert model_io.translate(lm.model_id, "   ") == {"greedy": None, "beam": []}
+
+
+def test_warm_up_loads_the_model_and_traces_the_default_sentence(monkeypatch):
+    calls = []
+    real_trace = model_io.trace
+    monkeypatch.setattr(model_io, "trace", lambda *a, **k: calls.append(a) or real_trace(*a, **k))
+    serve.warm()
+    lm = model_io.loaded_or_none()
+    assert calls == [(lm.model_id, DEFAULT_SENTENCE)]
+
+
+def test_warm_up_with_a_missing_model_leaves_the_error_to_the_page(monkeypatch, tmp_path, caplog):
+    monkeypatch.setattr(model_io, "MODEL_DIR", tmp_path / "nothing-here")
+    assert model_io.loaded_or_none() is None
+    serve.warm()  # returns quietly: the page shows the clear message when someone opens it
+    assert not any(r.levelname == "ERROR" for r in caplog.records)
