@@ -188,3 +188,39 @@ def rank_heads(
         for head in range(weights.size(1))
     ]
     return sorted(scores, key=lambda s: s.weight, reverse=True)
+
+
+# ---- alignment of a translation with its source (model card) -------------------------------
+
+
+@dataclass(frozen=True)
+class Alignment:
+    """How a translation's cross-attention (one layer, mean over heads) sweeps over the source.
+
+    `monotonic`: Pearson correlation between each generated token's position and the source position
+    it attends to most (1.0: a clean left-to-right sweep; 0 for fewer than 3 tokens or a constant
+    argmax). `on_end`: mean weight the generated tokens put on the last source position (`</s>`),
+    where a head that has nothing to align parks its attention. `clean`: monotonic ≥ 0.5 and
+    on_end ≤ 0.3, a rough screen to be confirmed by looking at the figure.
+    """
+
+    monotonic: float
+    on_end: float
+    argmax: list[int]
+
+    @property
+    def clean(self) -> bool:
+        return self.monotonic >= 0.5 and self.on_end <= 0.3
+
+
+def cross_alignment(weights: torch.Tensor) -> Alignment:
+    """weights: (T, S) cross-attention rows of the generated tokens (BOS's row left out)."""
+    if weights.dim() != 2 or weights.size(1) == 0:
+        raise ValueError(f"weights must be (T, S) with S ≥ 1, got {tuple(weights.shape)}")
+    argmax = weights.argmax(dim=-1)  # (T,)
+    on_end = float(weights[:, -1].mean()) if len(weights) else 1.0
+    monotonic = 0.0
+    if len(argmax) > 2 and argmax.float().std() > 0:
+        positions = torch.arange(len(argmax), dtype=torch.float64)
+        monotonic = float(torch.corrcoef(torch.stack([positions, argmax.double()]))[0, 1])
+    return Alignment(round(monotonic, 4), round(on_end, 4), argmax.tolist())
