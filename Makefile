@@ -51,6 +51,7 @@ export: $(STAMP)
 bench: $(DEV_STAMP)
 	$(PY) bench/forward.py
 	$(PY) bench/app.py
+	$(PY) bench/train_step.py
 
 clean:
 	rm -rf $(VENV) .pytest_cache .ruff_cache

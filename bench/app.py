@@ -7,7 +7,7 @@ artifacts/bench_app.json:
   page after its head slider moves (the trace is cached; only figures are rebuilt);
 - rerun after a new sentence: the same page with a sentence it has never seen (trace + greedy and
   beam translation), and the home page likewise (translation only);
-- cold start: `streamlit run app.py` started to the first Plotly figure drawn in headless Chromium;
+- cold start: `streamlit run Home.py` started to the first Plotly figure drawn in headless Chromium;
 - server RSS with the model loaded (one session), and the extra memory per additional session
   (each with its own sentence, kept open);
 - figure payload: bytes of Plotly specs each page sends for the default sentence.
@@ -238,7 +238,7 @@ def main() -> int:
     results["new_sentence_attention"] = _attempt(
         lambda: bench_new_sentence(attention_page(pages).script, NEW_SENTENCES[:4])
     )
-    results["new_sentence_home"] = _attempt(bench_new_sentence, "app.py", NEW_SENTENCES[4:])
+    results["new_sentence_home"] = _attempt(bench_new_sentence, "Home.py", NEW_SENTENCES[4:])
     results["payload"] = {p.script: _attempt(bench_payload, p) for p in pages}
     results["server"] = _attempt(bench_server, pages, args.sessions)
     results["load_average_after"] = os.getloadavg()

@@ -1,8 +1,8 @@
 """Helpers for the real-server tests and benchmarks (not a test module).
 
-- `discover_pages()`: the app's pages as Streamlit names them (app.py, then pages/*.py in order), so
+- `discover_pages()`: the app's pages as Streamlit names them (Home.py, then pages/*.py in order), so
   the tests follow whatever pages exist instead of a hard-coded list.
-- `streamlit_server()`: `make run`'s server (`python -m ui.serve`, i.e. `streamlit run app.py`) on a free
+- `streamlit_server()`: `make run`'s server (`python -m ui.serve`, i.e. `streamlit run Home.py`) on a free
   loopback port, waited for until healthy,
   always terminated (its whole process group) when the block ends.
 - `chromium()`: Debian's Chromium driven by Playwright (never a downloaded browser).
@@ -66,7 +66,7 @@ class AppPage:
     def draws_figure(self) -> bool:
         """Whether the page's own source draws a Plotly figure (else: it must at least show its title)."""
         text = self.source
-        if self.script == "app.py":  # the home page delegates to ui/home.py
+        if self.script == "Home.py":  # the home page delegates to ui/home.py
             text += (ROOT / "ui" / "home.py").read_text(encoding="utf-8")
         return any(call in text for call in FIGURE_CALLS)
 
@@ -88,8 +88,8 @@ def _url_path(path: Path) -> str:
 
 
 def discover_pages() -> list[AppPage]:
-    """app.py and every pages/*.py that exists right now, in Streamlit's order."""
-    pages = [AppPage("app.py", "")]
+    """Home.py and every pages/*.py that exists right now, in Streamlit's order."""
+    pages = [AppPage("Home.py", "")]
     scripts = sorted((ROOT / "pages").glob("*.py"), key=_page_sort_key)
     pages += [AppPage(f"pages/{p.name}", _url_path(p)) for p in scripts if not p.name.startswith("_")]
     return pages
@@ -142,7 +142,7 @@ def _stop(process: subprocess.Popen) -> None:
 
 @contextlib.contextmanager
 def streamlit_server(model_dir: str | Path | None = None, start_timeout: float = 180.0) -> Iterator[Server]:
-    """Run `streamlit run app.py` on a free loopback port; yield it once /_stcore/health says ok."""
+    """Run `streamlit run Home.py` on a free loopback port; yield it once /_stcore/health says ok."""
     port = free_port()
     env = dict(os.environ)
     env.pop("ATLAS_MODEL_DIR", None)
@@ -152,7 +152,7 @@ def streamlit_server(model_dir: str | Path | None = None, start_timeout: float =
     command = [
         sys.executable,
         "-m",
-        "ui.serve",  # `streamlit run app.py` with the model warmed up meanwhile, as `make run` starts it
+        "ui.serve",  # `streamlit run Home.py` with the model warmed up meanwhile, as `make run` starts it
         "--server.headless",
         "true",
         "--server.port",

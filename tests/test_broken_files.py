@@ -149,21 +149,21 @@ def assert_one_clear_error(at: AppTest, names: tuple[str, ...], what: str) -> No
 def test_shipped_directory_loads(monkeypatch):
     """The control case: the same procedure on an undamaged copy gives no error at all."""
     monkeypatch.setenv("ATLAS_MODEL_DIR", str(SHIPPED))
-    at = run_app("app.py")
+    at = run_app("Home.py")
     assert not at.exception and not at.error, [e.value for e in at.error]
 
 
 def test_env_var_reaches_the_app(model_dir):
     """Guards the mechanism: the fresh ui.model really reads the damaged copy, not pretrained/."""
     (model_dir / CONFIG).unlink()
-    at = run_app("app.py")
+    at = run_app("Home.py")
     assert str(model_dir) in at.error[0].value, [e.value for e in at.error]
 
 
 @pytest.mark.parametrize(("case", "damage", "names"), CASES, ids=[c[0] for c in CASES])
 def test_home_page_names_the_broken_file(model_dir, case, damage, names):
     damage(model_dir)
-    at = run_app("app.py")
+    at = run_app("Home.py")
     assert_one_clear_error(at, names, case)
 
 

@@ -1,4 +1,4 @@
-"""The app in a real browser: `streamlit run app.py` driven by headless Debian Chromium.
+"""The app in a real browser: `streamlit run Home.py` driven by headless Debian Chromium.
 
 What AppTest cannot see: that every page actually renders in a browser (its Plotly figure drawn,
 no exception box, no traceback), that a shared link restores the sentence and the layer/head,
@@ -73,7 +73,7 @@ def assert_clean(tab, what: str) -> None:
 
 def test_pages_were_discovered():
     scripts = [p.script for p in PAGES]
-    assert scripts[0] == "app.py"
+    assert scripts[0] == "Home.py"
     assert len(set(p.url_path for p in PAGES)) == len(PAGES), f"two pages share a URL: {scripts}"
 
 

@@ -20,7 +20,7 @@ from ui import serve
 from ui.state import DEFAULT_SENTENCE
 
 ROOT = Path(__file__).resolve().parents[1]
-PAGES = ["app.py", *sorted(p.relative_to(ROOT).as_posix() for p in (ROOT / "pages").glob("[0-9]*.py"))]
+PAGES = ["Home.py", *sorted(p.relative_to(ROOT).as_posix() for p in (ROOT / "pages").glob("[0-9]*.py"))]
 MAX_PAYLOAD = 1_000_000  # bytes of Plotly specs per page (issue 6)
 
 

@@ -1,4 +1,4 @@
-"""Start the app: `python -m ui.serve [streamlit options]` is `streamlit run app.py [options]`, plus a
+"""Start the app: `python -m ui.serve [streamlit options]` is `streamlit run Home.py [options]`, plus a
 head start: while the server starts and the first browser connects, a background thread imports
 PyTorch and loads the shipped model into the shared cache, and runs the default sentence once.
 
@@ -15,7 +15,7 @@ import sys
 import threading
 from pathlib import Path
 
-APP = Path(__file__).resolve().parents[1] / "app.py"
+APP = Path(__file__).resolve().parents[1] / "Home.py"
 log = logging.getLogger("atlas.serve")
 
 
