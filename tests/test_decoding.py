@@ -51,7 +51,8 @@ class Scripted:
     def encode(self, src: torch.Tensor, src_allowed: torch.Tensor) -> torch.Tensor:
         return torch.zeros(src.size(0), src.size(1), 2)
 
-    def decode(self, tgt: torch.Tensor, memory: torch.Tensor, src_allowed: torch.Tensor) -> torch.Tensor:
+    def decode(self, tgt: torch.Tensor, memory: torch.Tensor, src_allowed: torch.Tensor,
+               last_only: bool = False) -> torch.Tensor:
         rows = []
         for prefix in tgt.tolist():
             probs = torch.zeros(self.config.vocab_size)

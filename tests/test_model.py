@@ -206,3 +206,14 @@ def test_paper_defaults():
     model = Transformer(TransformerConfig(vocab_size=100, d_model=32, d_ff=64))
     assert len(model.encoder.layers) == len(model.decoder.layers) == 6
     assert model.encoder.layers[0].self_attn.n_heads == 8
+
+
+def test_decoding_the_last_position_only_gives_the_same_logits(tiny_model, batch):
+    src, tgt = batch
+    with torch.no_grad():
+        src_allowed = tiny_model.src_allowed(src)
+        memory = tiny_model.encode(src, src_allowed)
+        full = tiny_model.decode(tgt, memory, src_allowed)  # (B, T, V)
+        last = tiny_model.decode(tgt, memory, src_allowed, last_only=True)  # (B, 1, V)
+    assert last.shape == (tgt.size(0), 1, tiny_model.config.vocab_size)
+    torch.testing.assert_close(last, full[:, -1:], rtol=1e-5, atol=1e-6)

@@ -13,7 +13,6 @@ from dataclasses import dataclass
 
 import torch
 
-from transformer import masks
 from transformer.model import Transformer
 
 
@@ -57,7 +56,7 @@ def greedy_decode(
     tgt = torch.tensor([[cfg.bos_id]], device=model.device)  # (1, 1)
     log_prob, finished = 0.0, False
     for _ in range(max_len):
-        logits = model.decode(tgt, memory, src_allowed)[0, -1]  # (V,)
+        logits = _next_token_logits(model, tgt, memory, src_allowed)[0]  # (V,)
         log_probs = logits.float().log_softmax(-1)
         next_id = int(log_probs.argmax())
         log_prob += float(log_probs[next_id])
@@ -94,9 +93,9 @@ def beam_search(
     finished: list[Hypothesis] = []
     for step in range(1, max_len + 1):
         w = prefixes.size(0)
-        logits = model.decode(prefixes, memory.expand(w, -1, -1), src_allowed.expand(w, -1, -1, -1))[
-            :, -1
-        ]  # (W, V)
+        logits = _next_token_logits(
+            model, prefixes, memory.expand(w, -1, -1), src_allowed.expand(w, -1, -1, -1)
+        )  # (W, V)
         cand_lp = prefix_lp[:, None] + logits.float().log_softmax(-1)  # (W, V)
         top_lp, top_idx = cand_lp.flatten().topk(min(2 * beam_size, cand_lp.numel()))
         next_prefixes, next_lp = [], []
@@ -130,15 +129,8 @@ def beam_search(
 def _next_token_logits(
     model: Transformer, tgt: torch.Tensor, memory: torch.Tensor, src_allowed: torch.Tensor
 ) -> torch.Tensor:
-    """Logits for the token after the last target position only: (B, T) -> (B, V).
-
-    `model.decode` projects every position onto the vocabulary; a decoding step only needs the
-    last one, and on a CPU the (B, T, V) projection is a large share of a step.
-    """
-    tgt_allowed = masks.target_mask(tgt, model.config.pad_id)  # (B, 1, T, T)
-    y = model.tgt_pos_enc(model.tgt_embed(tgt))  # (B, T, D)
-    h = model.decoder(y, memory, tgt_allowed, src_allowed)  # (B, T, D)
-    return model.generator(h[:, -1:])[:, 0]  # (B, V)
+    """Logits for the token after the last target position only: (B, T) -> (B, V)."""
+    return model.decode(tgt, memory, src_allowed, last_only=True)[:, -1]
 
 
 def _encode_batch(model: Transformer, sources: list[list[int]]):

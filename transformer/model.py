@@ -111,11 +111,18 @@ class Transformer(nn.Module):
         x = self.src_pos_enc(self.src_embed(src))  # (B, S, D)
         return self.encoder(x, src_allowed)
 
-    def decode(self, tgt: torch.Tensor, memory: torch.Tensor, src_allowed: torch.Tensor) -> torch.Tensor:
-        """tgt: (B, T) ids (starting with BOS), memory: (B, S, D) -> logits (B, T, V)."""
+    def decode(
+        self, tgt: torch.Tensor, memory: torch.Tensor, src_allowed: torch.Tensor, last_only: bool = False
+    ) -> torch.Tensor:
+        """tgt: (B, T) ids (starting with BOS), memory: (B, S, D) -> logits (B, T, V).
+
+        `last_only`: project only the last position onto the vocabulary -> (B, 1, V). A decoding
+        step needs no more, and the (B, T, V) projection is a large share of a step on a CPU.
+        """
         tgt_allowed = masks.target_mask(tgt, self.config.pad_id)  # (B, 1, T, T)
         y = self.tgt_pos_enc(self.tgt_embed(tgt))  # (B, T, D)
-        return self.generator(self.decoder(y, memory, tgt_allowed, src_allowed))
+        h = self.decoder(y, memory, tgt_allowed, src_allowed)  # (B, T, D)
+        return self.generator(h[:, -1:] if last_only else h)
 
     def forward(self, src: torch.Tensor, tgt: torch.Tensor) -> torch.Tensor:
         """src: (B, S), tgt: (B, T) -> logits (B, T, V) for the token after each target position."""
