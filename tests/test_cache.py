@@ -98,3 +98,13 @@ def test_warm_up_with_a_missing_model_leaves_the_error_to_the_page(monkeypatch, 
     assert model_io.loaded_or_none() is None
     serve.warm()  # returns quietly: the page shows the clear message when someone opens it
     assert not any(r.levelname == "ERROR" for r in caplog.records)
+
+
+def test_loading_the_shared_model_leaves_autograd_alone():
+    """Loading happens in whichever thread asks first (a page, the warm-up, a test): it must not
+    switch gradients off for that thread, only mark the shared weights as never trained."""
+    model_io._load.clear()  # so that this thread really loads it
+    assert torch.is_grad_enabled()
+    lm = model_io.loaded_or_none()
+    assert torch.is_grad_enabled()
+    assert not any(p.requires_grad for p in lm.model.parameters())

@@ -27,8 +27,11 @@ DEVICE = os.environ.get("ATLAS_DEVICE", "auto")
 
 @st.cache_resource(show_spinner="Loading the model…")
 def _load(directory: str, device: str) -> LoadedModel:
-    torch.set_grad_enabled(False)
-    return load_pretrained(directory, select_device(device))
+    lm = load_pretrained(directory, select_device(device))
+    # The app never trains: no autograd graph is ever built through the shared weights. (Not
+    # torch.set_grad_enabled(False): that is per thread, and would leak into whatever thread loads.)
+    lm.model.requires_grad_(False)
+    return lm
 
 
 def loaded() -> LoadedModel:
