@@ -19,7 +19,7 @@ $(DEV_STAMP): $(STAMP) requirements-dev.txt
 	touch $@
 
 run: $(STAMP)  ## start the app on the shipped model
-	$(PY) -m ui.serve --server.port $(PORT) --server.headless true --browser.gatherUsageStats false
+	$(PY) -m streamlit run Home.py --server.port $(PORT) --server.headless true --browser.gatherUsageStats false
 
 browser-deps:  ## Debian's Chromium for the real-browser tests (Playwright drives it, never downloads one)
 	@command -v chromium >/dev/null 2>&1 || { \

@@ -2,8 +2,7 @@
 
 - `discover_pages()`: the app's pages as Streamlit names them (Home.py, then pages/*.py in order), so
   the tests follow whatever pages exist instead of a hard-coded list.
-- `streamlit_server()`: `make run`'s server (`python -m ui.serve`, i.e. `streamlit run Home.py`) on a free
-  loopback port, waited for until healthy,
+- `streamlit_server()`: `streamlit run Home.py` on a free loopback port, waited for until healthy,
   always terminated (its whole process group) when the block ends.
 - `chromium()`: Debian's Chromium driven by Playwright (never a downloaded browser).
 - `wait_idle()`, `type_sentence()`: wait for a Streamlit rerun to finish; type into the sentence box.
@@ -152,7 +151,9 @@ def streamlit_server(model_dir: str | Path | None = None, start_timeout: float =
     command = [
         sys.executable,
         "-m",
-        "ui.serve",  # `streamlit run Home.py` with the model warmed up meanwhile, as `make run` starts it
+        "streamlit",
+        "run",
+        "Home.py",
         "--server.headless",
         "true",
         "--server.port",

@@ -16,7 +16,6 @@ from streamlit.testing.v1 import AppTest
 
 from transformer.trace import run_trace
 from ui import model as model_io
-from ui import serve
 from ui.state import DEFAULT_SENTENCE
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -84,24 +83,8 @@ def test_translate_combines_the_cached_greedy_and_beam_results():
     assert model_io.translate(lm.model_id, "   ") == {"greedy": None, "beam": []}
 
 
-def test_warm_up_loads_the_model_and_traces_the_default_sentence(monkeypatch):
-    calls = []
-    real_trace = model_io.trace
-    monkeypatch.setattr(model_io, "trace", lambda *a, **k: calls.append(a) or real_trace(*a, **k))
-    serve.warm()
-    lm = model_io.loaded_or_none()
-    assert calls == [(lm.model_id, DEFAULT_SENTENCE)]
-
-
-def test_warm_up_with_a_missing_model_leaves_the_error_to_the_page(monkeypatch, tmp_path, caplog):
-    monkeypatch.setattr(model_io, "MODEL_DIR", tmp_path / "nothing-here")
-    assert model_io.loaded_or_none() is None
-    serve.warm()  # returns quietly: the page shows the clear message when someone opens it
-    assert not any(r.levelname == "ERROR" for r in caplog.records)
-
-
 def test_loading_the_shared_model_leaves_autograd_alone():
-    """Loading happens in whichever thread asks first (a page, the warm-up, a test): it must not
+    """Loading happens in whichever thread asks first (a page, a test): it must not
     switch gradients off for that thread, only mark the shared weights as never trained."""
     model_io._load.clear()  # so that this thread really loads it
     assert torch.is_grad_enabled()

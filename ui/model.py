@@ -45,7 +45,7 @@ def loaded() -> LoadedModel:
 
 
 def loaded_or_none() -> LoadedModel | None:
-    """The shared model, or None when it cannot be loaded (for callers outside a page, e.g. warm-up)."""
+    """The shared model, or None when it cannot be loaded (for callers outside a page)."""
     try:
         return _load(str(MODEL_DIR), DEVICE)
     except PretrainedError:
