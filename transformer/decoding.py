@@ -43,6 +43,13 @@ def _as_batch(model: Transformer, src_ids: list[int] | torch.Tensor) -> torch.Te
     return src[None]  # (1, S)
 
 
+def _next_token_logits(
+    model: Transformer, tgt: torch.Tensor, memory: torch.Tensor, src_allowed: torch.Tensor
+) -> torch.Tensor:
+    """Logits for the token after the last target position only: (B, T) -> (B, V)."""
+    return model.decode(tgt, memory, src_allowed, last_only=True)[:, -1]
+
+
 @torch.no_grad()
 def greedy_decode(
     model: Transformer, src_ids: list[int] | torch.Tensor, max_len: int | None = None
@@ -124,13 +131,6 @@ def beam_search(
 
 
 # ---- batches of sentences (evaluation, validation during training) ------------------------------
-
-
-def _next_token_logits(
-    model: Transformer, tgt: torch.Tensor, memory: torch.Tensor, src_allowed: torch.Tensor
-) -> torch.Tensor:
-    """Logits for the token after the last target position only: (B, T) -> (B, V)."""
-    return model.decode(tgt, memory, src_allowed, last_only=True)[:, -1]
 
 
 def _encode_batch(model: Transformer, sources: list[list[int]]):

@@ -69,8 +69,7 @@ def _ablated(ablate: tuple):
 @st.cache_data(max_entries=256, show_spinner=False)
 def greedy(model_id: str, sentence: str, ablate: tuple = ()) -> dict | None:
     """The greedy translation of `sentence` (None when it is empty); `ablate` as in `trace`."""
-    lm = loaded()
-    src = encode_source(lm.tokenizer, sentence)
+    lm, src = loaded(), source(sentence)
     if src.empty:
         return None
     with _ablated(ablate):
@@ -80,8 +79,7 @@ def greedy(model_id: str, sentence: str, ablate: tuple = ()) -> dict | None:
 @st.cache_data(max_entries=256, show_spinner=False)
 def beam(model_id: str, sentence: str, beam_size: int = 4, alpha: float = 0.6, ablate: tuple = ()) -> list:
     """Beam-search candidates of `sentence`, best first (empty when the sentence is empty)."""
-    lm = loaded()
-    src = encode_source(lm.tokenizer, sentence)
+    lm, src = loaded(), source(sentence)
     if src.empty:
         return []
     with _ablated(ablate):
@@ -129,8 +127,7 @@ def trace(
     this call only (through the hook session, never by editing the shared model). `keep`: name
     endings of the hook points to keep (e.g. ATTENTION_ONLY, a few % of a full trace); () keeps all.
     """
-    lm = loaded()
-    src = encode_source(lm.tokenizer, sentence)
+    lm, src = loaded(), source(sentence)
     if src.empty:
         return None
     if target_ids is None:
