@@ -12,7 +12,6 @@ from torch import nn
 from transformer import Transformer, TransformerConfig, hooks, masks
 from transformer.attention import scaled_dot_product_attention
 from transformer.embeddings import sinusoidal_encoding
-from transformer.hooks import HookPoint
 
 ATTENTIONS = [("encoder", "self_attn"), ("decoder", "self_attn"), ("decoder", "cross_attn")]
 
@@ -81,9 +80,6 @@ def test_threads_tracing_at_once_get_their_own_traces(tiny_model, tiny_config):
     barrier = threading.Barrier(2)
     results: dict[int, dict] = {}
 
-    class Slow(HookPoint):
-        pass
-
     def work(token: int) -> None:
         src = torch.full((1, 3 + token), 4 + token)
         tgt = torch.full((1, 2), tiny_config.bos_id)
@@ -102,6 +98,16 @@ def test_threads_tracing_at_once_get_their_own_traces(tiny_model, tiny_config):
         ids = results[token]["src_embed.hook_tokens"]
         assert ids.shape == (1, 3 + token)
         assert torch.all(ids == 4 + token)
+
+
+def test_recorded_tensors_share_no_memory_with_the_model(tiny_model, batch):
+    """A page that edits a recorded tensor in place must never reach the shared model's weights or
+    buffers (the PE hook records a slice of the model's PE buffer)."""
+    with torch.no_grad():
+        _, rec = traced(tiny_model, *batch)
+    owned = {t.untyped_storage().data_ptr() for t in (*tiny_model.parameters(), *tiny_model.buffers())}
+    assert [name for name, t in rec.items() if t.untyped_storage().data_ptr() in owned] == []
+    assert torch.equal(rec["src_pos_enc.hook_pe"][0], tiny_model.src_pos_enc.pe[: batch[0].size(1)])
 
 
 def test_recorded_names_match_documented_table(tiny_model, batch):

@@ -90,6 +90,6 @@ class MultiHeadAttention(nn.Module):
             allowed = torch.ones(1, 1, 1, 1, dtype=torch.bool, device=q.device)
         b, _, t_q, t_k = scores.shape
         allowed = self.hook_mask(allowed.expand(b, 1, t_q, t_k))  # (B, 1, T_q, T_k)
-        masked = self.hook_masked_scores(scores.masked_fill(~allowed, float("-inf")))
+        masked = self.hook_masked_scores(torch.where(allowed, scores, float("-inf")))
         pattern = self.hook_pattern(masked.softmax(dim=-1))  # (B, H, T_q, T_k)
         return self.hook_z(pattern @ v)  # (B, H, T_q, K)

@@ -53,7 +53,7 @@ class PositionalEncoding(nn.Module):
         # Not learned and not saved: rebuilt from the formula, so weights files stay small.
         self.register_buffer("pe", sinusoidal_encoding(max_len, d_model), persistent=False)
         self.dropout = nn.Dropout(dropout)
-        self.hook_pe = HookPoint()  # (1, T, D)
+        self.hook_pe = HookPoint(copy=True)  # (1, T, D), a slice of the buffer: recorded as a copy
         self.hook_sum = HookPoint()  # (B, T, D) embeddings + PE, before dropout
 
     def forward(self, x: torch.Tensor) -> torch.Tensor:
