@@ -148,3 +148,23 @@ def test_sentence_kept_between_pages(server, tab):
     tab.locator(SENTENCE_BOX).wait_for(state="visible", timeout=TIMEOUT_MS)
     assert tab.locator(SENTENCE_BOX).input_value() == sentence
     assert_clean(tab, f"{target.script} after navigation")
+
+
+def test_figure_1_box_opens_its_page(server, tab):
+    """On the home page, a click on Figure 1's "Positional Encoding" box opens that page, sentence kept."""
+    from viz.architecture import figure1_parts
+
+    parts = figure1_parts()
+    index = next(i for i, p in enumerate(parts) if p.label == "Positional Encoding")
+    target = next(p for p in PAGES if p.script == parts[index].page)
+    tab.goto(f"{server.url}/?s=The%20dog%20runs.", wait_until="domcontentloaded")
+    wait_idle(tab, TIMEOUT_MS)
+    points = tab.locator(".js-plotly-plot .scatterlayer .point")
+    points.nth(index).wait_for(state="attached", timeout=TIMEOUT_MS)
+    assert points.count() == len(parts)
+    points.nth(index).click(force=True)  # the point is a nearly transparent square over the box
+    tab.wait_for_url(f"**/{target.url_path}*", timeout=TIMEOUT_MS)
+    wait_idle(tab, TIMEOUT_MS)
+    assert tab.locator("h1").first.inner_text().strip() == "Positional encoding"
+    assert tab.locator(SENTENCE_BOX).input_value() == "The dog runs."
+    assert_clean(tab, f"{target.script} opened from Figure 1")

@@ -5,6 +5,7 @@ from __future__ import annotations
 import streamlit as st
 
 from ui.layout import Page
+from viz.architecture import architecture_figure, page_of_selection
 
 # (Figure 1 part, page file, what the page shows)
 ARCHITECTURE = [
@@ -41,5 +42,19 @@ def show_architecture(p: Page) -> None:
         f"**h = {cfg.n_heads}** heads each, but a smaller width (d_model = {cfg.d_model}, "
         f"d_ff = {cfg.d_ff}, d_k = {cfg.d_k}) so that it trains and runs on a laptop CPU."
     )
-    for part, target, what in ARCHITECTURE:
-        st.page_link(target, label=f"{part} — {what}")
+    left, right = st.columns([1, 1])
+    with left:
+        st.caption("Figure 1 of the paper, drawn for this model. Click a box to open the page that shows "
+                   "its real numbers for your sentence.")
+        event = st.plotly_chart(
+            architecture_figure(cfg.n_layers), key="atlas_figure1", width="stretch", on_select="rerun",
+            selection_mode="points", config={"displayModeBar": False},
+        )
+        target = page_of_selection(event.selection if event else None)
+        if target:
+            st.switch_page(target)
+    with right:
+        st.markdown("**Every page**")
+        for part, target, what in ARCHITECTURE:
+            st.page_link(target, label=part)
+            st.caption(what)
