@@ -14,7 +14,10 @@ st.markdown(
     "English sentence into German, and open up every step it takes: the real numbers of a real "
     "model trained by this project, not an illustration."
 )
-require_sentence(p)
-result = model_io.translate(p.lm.model_id, p.src.text)
-home.show_translation(result)
+# The translation goes above the architecture but is computed after it is drawn, so Figure 1 is on
+# screen (and shown even for an empty sentence) while the model translates.
+translation = st.container()
 home.show_architecture(p)
+with translation:
+    require_sentence(p)
+    home.show_translation(model_io.translate(p.lm.model_id, p.src.text))

@@ -38,3 +38,18 @@ def test_fixed_sentences_translate_to_committed_outputs(shipped, case):
     beam = beam_search(shipped.model, src.ids, beam_size=4, alpha=0.6)[0]
     assert shipped.tokenizer.decode(greedy.ids) == case["greedy"]
     assert shipped.tokenizer.decode(beam.ids) == case["beam"]
+
+
+def test_home_page_shows_the_golden_translations_above_figure_1():
+    """The home page in AppTest: the shipped model's greedy and beam outputs for a golden sentence,
+    under "Translation", which sits above the architecture section and its Figure 1 diagram."""
+    from streamlit.testing.v1 import AppTest
+
+    case = GOLDEN["sentences"][-1]
+    at = AppTest.from_file(str(ROOT / "Home.py"), default_timeout=300)
+    at.query_params["s"] = case["en"]
+    at.run()
+    assert not at.exception, [e.message for e in at.exception]
+    assert [t.value for t in at.text] == [case["greedy"], case["beam"]]
+    assert [h.value for h in at.subheader][:2] == ["Translation", "The architecture, part by part"]
+    assert len(at.get("plotly_chart")) == 1
