@@ -160,6 +160,16 @@ def test_env_var_reaches_the_app(model_dir):
     assert str(model_dir) in at.error[0].value, [e.value for e in at.error]
 
 
+def test_missing_model_card_is_named_on_the_home_page(model_dir):
+    """The card is documentation, not needed to run: the home page works and says how to restore it."""
+    (model_dir / "MODEL_CARD.md").unlink()
+    at = run_app("Home.py")
+    assert not at.exception and not at.error, [e.value for e in at.error]
+    assert at.text, "no translation shown"
+    note = at.expander[0].markdown[0].value
+    assert "MODEL_CARD.md" in note and "git checkout pretrained/" in note, note
+
+
 @pytest.mark.parametrize(("case", "damage", "names"), CASES, ids=[c[0] for c in CASES])
 def test_home_page_names_the_broken_file(model_dir, case, damage, names):
     damage(model_dir)

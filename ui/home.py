@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import streamlit as st
 
+from ui import model as model_io
 from ui.layout import Page
 from viz.architecture import architecture_figure, page_of_selection
 
@@ -32,6 +33,15 @@ def show_translation(result: dict) -> None:
     cols[1].markdown("**Beam search** (beam 4, length penalty α = 0.6, as in the paper)")
     best = result["beam"][0] if result["beam"] else None
     cols[1].text(best["text"] if best else "")
+    st.caption(
+        "The shipped model is compact and was trained by this project on a 2-core CPU, so many of its "
+        "translations are wrong; its measured quality is in the model card below. Every number on "
+        "every page is still the real computation of this model on your sentence."
+    )
+    card = model_io.model_card()
+    with st.expander("Model card: data, training, scores and known weaknesses"):
+        st.markdown(card if card else "`pretrained/MODEL_CARD.md` is missing: restore it with "
+                    "`git checkout pretrained/`.")
 
 
 def show_architecture(p: Page) -> None:

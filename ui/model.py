@@ -52,6 +52,15 @@ def loaded_or_none() -> LoadedModel | None:
         return None
 
 
+@st.cache_data(show_spinner=False)
+def model_card(directory: str = str(MODEL_DIR)) -> str | None:
+    """The shipped model's card (our own Markdown, never user text), or None when it is missing."""
+    try:
+        return (Path(directory) / "MODEL_CARD.md").read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError):
+        return None
+
+
 def source(sentence: str) -> Source:
     return encode_source(loaded().tokenizer, sentence)
 
