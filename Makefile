@@ -28,7 +28,7 @@ browser-deps:  ## Debian's Chromium for the real-browser tests (Playwright drive
 
 test: $(DEV_STAMP) browser-deps  ## install everything and run the tests
 	$(PY) -m ruff check .
-	$(PY) -m pytest -q
+	$(PY) -m pytest -q --durations=15
 
 lint: $(DEV_STAMP)
 	$(PY) -m ruff check .
