@@ -39,7 +39,11 @@ class HookSession:
             # model's own state (the PE buffer): that one is copied, so that nothing in a trace
             # shares memory with the shared model.
             kept = x.detach() if x.requires_grad else x
-            self.store[name] = kept.cpu() if not kept.is_cpu else kept.clone() if copy else kept
+            if not kept.is_cpu:
+                kept = kept.cpu()  # a copy already
+            elif copy:
+                kept = kept.clone()
+            self.store[name] = kept
         return x
 
 
