@@ -27,12 +27,16 @@ LEVELS = 10
 
 
 def as_stack(values, ndim: int) -> np.ndarray:
-    """A float array with exactly `ndim` dimensions from a tensor, an array, or a list of them."""
+    """A float32 array with exactly `ndim` dimensions from a tensor, an array, or a list of them.
+
+    float32 is what the model computes, and Plotly sends numpy arrays as typed binary arrays, so a
+    float32 figure travels at half the size of a float64 one.
+    """
     if hasattr(values, "detach"):
         values = values.detach().cpu().float().numpy()
     elif isinstance(values, list | tuple) and values and hasattr(values[0], "detach"):
         values = [v.detach().cpu().float().numpy() for v in values]
-    array = np.asarray(values, dtype=float)
+    array = np.asarray(values, dtype=np.float32)
     if array.ndim != ndim:
         raise ValueError(f"expected a {ndim}-D array, got shape {array.shape}")
     return array
@@ -274,7 +278,7 @@ def head_view(
     heads = list(range(z.shape[0])) if heads is None else list(heads)
     if any(not 0 <= h < z.shape[0] for h in heads):
         raise ValueError(f"heads must be in 0..{z.shape[0] - 1}")
-    lines = np.array(head_view_lines(z, query, heads, min_weight), dtype=float).reshape(-1, 4)
+    lines = np.array(head_view_lines(z, query, heads, min_weight), dtype=np.float32).reshape(-1, 4)
     n_q, n_k = z.shape[1], z.shape[2]
     # Row i of a column sits at y = i; the axis is reversed so the first token is on top.
     data = []
@@ -285,8 +289,8 @@ def head_view(
         for lv in np.unique(level):
             seg = mine[level == lv]
             # Each line is (query end, key end, gap): NaN breaks the polyline between lines.
-            xs = np.tile([0.0, 1.0, np.nan], len(seg))
-            ys = np.column_stack([seg[:, 1], seg[:, 2], np.full(len(seg), np.nan)]).ravel()
+            xs = np.tile(np.array([0.0, 1.0, np.nan], dtype=np.float32), len(seg))
+            ys = np.column_stack([seg[:, 1], seg[:, 2], np.full(len(seg), np.nan, dtype=np.float32)]).ravel()
             strength = (lv + 1) / LEVELS
             data.append(
                 dict(
@@ -305,7 +309,7 @@ def head_view(
         data.append(
             dict(
                 type="scatter",
-                x=np.full(len(mine), 0.97),
+                x=np.full(len(mine), 0.97, dtype=np.float32),
                 y=mine[:, 2],
                 mode="markers",
                 name=head_names[h],
