@@ -6,17 +6,17 @@ import streamlit as st
 
 from ui import model as model_io
 from ui.layout import Page
-from viz.architecture import architecture_figure, page_of_selection
+from viz.architecture import PAGES, architecture_figure, page_of_selection
 
 # (Figure 1 part, page file, what the page shows)
 ARCHITECTURE = [
-    ("Input embedding", "pages/1_Tokens_and_embeddings.py", "pieces, ids, embedding rows, ×√d_model"),
-    ("Positional encoding", "pages/2_Positional_encoding.py", "sin/cos signals added to each position"),
+    ("Input embedding", PAGES["embedding"], "pieces, ids, embedding rows, ×√d_model"),
+    ("Positional encoding", PAGES["position"], "sin/cos signals added to each position"),
     ("Scaled dot-product attention", "pages/3_Attention_step_by_step.py",
      "Q, K, V, QKᵀ, ÷√d_k, mask, softmax, ·V"),
-    ("Multi-head attention", "pages/4_Multi_head_attention.py", "all heads, head view, W^O"),
-    ("Add & Norm, Feed forward (encoder)", "pages/5_Encoder_layer.py", "residuals, LayerNorm, FFN"),
-    ("Decoder, Linear, Softmax", "pages/6_Decoder_and_generation.py",
+    ("Multi-head attention", PAGES["encoder attention"], "all heads, head view, W^O"),
+    ("Add & Norm, Feed forward (encoder)", PAGES["encoder layer"], "residuals, LayerNorm, FFN"),
+    ("Decoder, Linear, Softmax", PAGES["decoder"],
      "masked and cross-attention, token by token"),
     ("The paper's Figures 3–5", "pages/7_Paper_figures.py", "encoder self-attention, layer 5 of 6"),
     ("Head inspector", "pages/8_Head_inspector.py", "what each head does, rollout, switching heads off"),
@@ -44,6 +44,12 @@ def show_translation(result: dict) -> None:
                     "`git checkout pretrained/`.")
 
 
+@st.cache_resource(show_spinner=False)
+def _figure1(n_layers: int):
+    """Figure 1 depends only on N: built once, not on every rerun (Streamlit copies it to send it)."""
+    return architecture_figure(n_layers)
+
+
 def show_architecture(p: Page) -> None:
     st.subheader("The architecture, part by part")
     cfg = p.lm.model.config
@@ -57,7 +63,7 @@ def show_architecture(p: Page) -> None:
         st.caption("Figure 1 of the paper, drawn for this model. Click a box to open the page that shows "
                    "its real numbers for your sentence.")
         event = st.plotly_chart(
-            architecture_figure(cfg.n_layers), key="atlas_figure1", width="stretch", on_select="rerun",
+            _figure1(cfg.n_layers), key="atlas_figure1", width="stretch", on_select="rerun",
             selection_mode="points", config={"displayModeBar": False},
         )
         target = page_of_selection(event.selection if event else None)

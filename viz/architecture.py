@@ -110,10 +110,8 @@ def architecture_figure(n_layers: int, height: int = 620) -> go.Figure:
         notes.append(label)
     # The encoder's output enters every decoder layer's second attention as keys and values.
     mid = (ENCODER_X + DECODER_X) / 2
-    shapes.append(dict(type="line", x0=ENCODER_X, y0=5 + BOX_H / 2, x1=ENCODER_X, y1=6.2,
+    shapes.append(dict(type="path", path=f"M {ENCODER_X},{5 + BOX_H / 2} V 6.2 H {mid} V 4",
                        line=dict(color="#444", width=1.2)))
-    shapes.append(dict(type="line", x0=ENCODER_X, y0=6.2, x1=mid, y1=6.2, line=dict(color="#444", width=1.2)))
-    shapes.append(dict(type="line", x0=mid, y0=6.2, x1=mid, y1=4, line=dict(color="#444", width=1.2)))
     notes.append(_arrow(mid, 4, DECODER_X - BOX_W / 2, 4))
     notes += [
         dict(x=ENCODER_X, y=-1.05, text="Inputs (your English sentence)", showarrow=False),
