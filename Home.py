@@ -4,20 +4,26 @@ from __future__ import annotations
 
 import streamlit as st
 
-from ui import home
-from ui import model as model_io
-from ui.layout import page, require_sentence
+from ui import frame, home
 
-p = page("Attention Atlas", icon="🗺️")
+frame.header("Attention Atlas", icon="🗺️")
 st.markdown(
     "Watch the Transformer of *Attention Is All You Need* (Vaswani et al., 2017) translate your "
     "English sentence into German, and open up every step it takes: the real numbers of a real "
     "model trained by this project, not an illustration."
 )
-# The translation goes above the architecture but is computed after it is drawn, so Figure 1 is on
-# screen (and shown even for an empty sentence) while the model translates.
+# The translation goes above the architecture but comes after it: Figure 1 needs only config.json, so
+# it is on screen while PyTorch is imported (~1.5 s on a cold server) and the model translates.
 translation = st.container()
-home.show_architecture(p)
+config = frame.shipped_config()  # None if broken: loading the model below names the file and the fix
+with frame.HEAVY_IMPORTS:
+    if config is not None:
+        home.show_architecture(config)
+with frame.HEAVY_IMPORTS:
+    from ui import model as model_io
+    from ui.layout import require_sentence, setup
+
 with translation:
+    p = setup()
     require_sentence(p)
     home.show_translation(model_io.translate(p.lm.model_id, p.src.text))

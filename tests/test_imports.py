@@ -13,6 +13,7 @@ Checked by parsing every module's imports with `ast` (imports inside functions c
 from __future__ import annotations
 
 import ast
+import subprocess
 import sys
 from pathlib import Path
 
@@ -142,3 +143,25 @@ def test_transformer_is_pure_pytorch(path):
         if top(name) in {"streamlit", "plotly", "ui", "viz", "pages", "Home"}
     ]
     assert not bad, f"{rel(path)} imports {bad}: transformer/ stands on its own"
+
+
+def test_home_draws_its_map_before_the_heavy_imports():
+    """What Home.py draws before taking `frame.HEAVY_IMPORTS` loads neither PyTorch nor numpy nor pandas.
+
+    A fresh interpreter imports those modules and builds Figure 1 from the shipped config; if one of
+    them pulled in PyTorch (~1.5 s on a cold server), the page would wait for it again.
+    """
+    code = (
+        "import sys\n"
+        "from ui import frame, home\n"
+        "from viz.architecture import architecture_figure\n"
+        "architecture_figure(frame.shipped_config().n_layers)\n"
+        "print(sorted(m for m in ('torch', 'numpy', 'pandas') if m in sys.modules))\n"
+    )
+    done = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True, timeout=120)
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.strip() == "[]", done.stdout
+    # and the control: the page's later imports do load PyTorch (the check above can see it)
+    code = "import sys\nimport ui.layout\nprint('torch' in sys.modules)\n"
+    done = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True, timeout=120)
+    assert done.stdout.strip().endswith("True"), (done.stdout, done.stderr)

@@ -1,11 +1,14 @@
-"""Home page pieces: the translation panel and the architecture map."""
+"""Home page pieces: the translation panel and the architecture map.
+
+Light on purpose (no PyTorch): the home page draws the map while the model is still loading.
+"""
 
 from __future__ import annotations
 
 import streamlit as st
 
-from ui import model as model_io
-from ui.layout import Page
+from transformer.config import TransformerConfig
+from ui import frame
 from viz.architecture import PAGES, architecture_figure, page_of_selection
 
 # (Figure 1 part, page file, what the page shows)
@@ -38,7 +41,7 @@ def show_translation(result: dict) -> None:
         "translations are wrong; its measured quality is in the model card below. Every number on "
         "every page is still the real computation of this model on your sentence."
     )
-    card = model_io.model_card()
+    card = frame.model_card()
     with st.expander("Model card: data, training, scores and known weaknesses"):
         st.markdown(card if card else "`pretrained/MODEL_CARD.md` is missing: restore it with "
                     "`git checkout pretrained/`.")
@@ -50,9 +53,8 @@ def _figure1(n_layers: int):
     return architecture_figure(n_layers)
 
 
-def show_architecture(p: Page) -> None:
+def show_architecture(cfg: TransformerConfig) -> None:
     st.subheader("The architecture, part by part")
-    cfg = p.lm.model.config
     st.markdown(
         f"This model has the paper's shape: **N = {cfg.n_layers}** encoder and decoder layers with "
         f"**h = {cfg.n_heads}** heads each, but a smaller width (d_model = {cfg.d_model}, "

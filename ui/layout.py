@@ -14,6 +14,7 @@ from transformer.pretrained import LoadedModel
 from ui import model as model_io
 from ui import state
 from ui.export import export_buttons
+from ui.frame import header
 from ui.state import Selection
 from viz.palette import palette
 
@@ -63,8 +64,14 @@ class Page:
 
 
 def page(title: str, icon: str = "🔎") -> Page:
-    """Set up a page: config, model, selection, sidebar. Stops with a clear message on bad input."""
-    st.set_page_config(page_title=f"{title} · Attention Atlas", page_icon=icon, layout="wide")
+    """Set up a page: config and title, then model, selection, sidebar. Stops with a clear message on
+    bad input."""
+    header(title, icon)
+    return setup()
+
+
+def setup() -> Page:
+    """The model, the selection and the sidebar, for a page whose header is drawn (`ui.frame.header`)."""
     lm = model_io.loaded()
     cfg = lm.model.config
     sel = state.current(cfg.n_layers, cfg.n_heads)
@@ -72,7 +79,6 @@ def page(title: str, icon: str = "🔎") -> Page:
     if sel.presenter:
         st.html(PRESENTER_CSS)
     state.sync_url(sel)
-    st.title(title)
     src = model_io.source(sel.sentence)
     for notice in src.notices:
         st.warning(notice)

@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import contextlib
 import os
-from pathlib import Path
 
 import streamlit as st
 import torch
@@ -20,8 +19,8 @@ from transformer.device import select_device
 from transformer.inputs import Source, encode_source
 from transformer.pretrained import LoadedModel, PretrainedError, load_pretrained
 from transformer.trace import Trace, run_trace
+from ui.frame import MODEL_DIR
 
-MODEL_DIR = Path(os.environ.get("ATLAS_MODEL_DIR", Path(__file__).resolve().parents[1] / "pretrained"))
 DEVICE = os.environ.get("ATLAS_DEVICE", "auto")
 
 
@@ -49,15 +48,6 @@ def loaded_or_none() -> LoadedModel | None:
     try:
         return _load(str(MODEL_DIR), DEVICE)
     except PretrainedError:
-        return None
-
-
-@st.cache_data(show_spinner=False)
-def model_card(directory: str = str(MODEL_DIR)) -> str | None:
-    """The shipped model's card (our own Markdown, never user text), or None when it is missing."""
-    try:
-        return (Path(directory) / "MODEL_CARD.md").read_text(encoding="utf-8")
-    except (OSError, UnicodeDecodeError):
         return None
 
 

@@ -1,0 +1,52 @@
+"""What a page draws before the model exists: page config, title, the shipped config and model card.
+
+Nothing here imports PyTorch, which takes ~1.5 s on a cold server (and longer while a browser shares
+its CPU). A page draws its header with these first, so the reader sees the page while the model loads;
+the home page also draws Figure 1 from `config.json` alone.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import threading
+from pathlib import Path
+
+import streamlit as st
+
+from transformer.config import TransformerConfig
+
+MODEL_DIR = Path(os.environ.get("ATLAS_MODEL_DIR", Path(__file__).resolve().parents[1] / "pretrained"))
+
+# Plotly checks whether numpy and pandas are loaded by looking in `sys.modules`, where a module that
+# another session is still importing sits half-built (no `pandas.Series` yet) and fails its checks. The
+# home page draws Figure 1 before PyTorch, numpy and pandas are imported, so it takes this lock both to
+# draw the figure and to import them: the two never overlap, and once imported the lock costs nothing.
+HEAVY_IMPORTS = threading.Lock()
+
+
+def header(title: str, icon: str) -> None:
+    """Page config (once per run, before any other element) and the page's title."""
+    st.set_page_config(page_title=f"{title} · Attention Atlas", page_icon=icon, layout="wide")
+    st.title(title)
+
+
+def shipped_config(directory: str | Path = MODEL_DIR) -> TransformerConfig | None:
+    """The shipped model's hyper-parameters, or None when `config.json` is missing or unreadable.
+
+    None draws nothing: loading the model comes next and names the broken file with its fix.
+    """
+    try:
+        text = (Path(directory) / "config.json").read_text(encoding="utf-8")
+        return TransformerConfig.from_dict(json.loads(text))
+    except (OSError, ValueError, TypeError, UnicodeDecodeError):
+        return None
+
+
+@st.cache_data(show_spinner=False)
+def model_card(directory: str = str(MODEL_DIR)) -> str | None:
+    """The shipped model's card (our own Markdown, never user text), or None when it is missing."""
+    try:
+        return (Path(directory) / "MODEL_CARD.md").read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError):
+        return None
