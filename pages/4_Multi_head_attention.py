@@ -82,8 +82,8 @@ if chosen_heads:
             heads=chosen_heads,
         ),
         key="mh_head_view",
-        caption=f"Lines with weight below 0.02 are left out. Hover a line's end point for its exact weight. "
-        f"{numbering}",
+        caption="Lines with weight below 0.02 are left out. Pick a query token to read exact weights: "
+        f"each head then has a column of points by the keys; hover one. {numbering}",
     )
 else:
     st.info("Choose at least one head to draw.")
@@ -108,7 +108,8 @@ show_figure(
     ),
     key="mh_model_view",
     caption=f"Rows of the grid are layers, columns are heads; in each thumbnail rows = queries (attending), "
-    f"columns = keys (attended to). Hover for the token names. {numbering}",
+    f"columns = keys (attended to). Hover for the token names and the weight in whole percent (the "
+    f"exact weights of one layer are in the grid at the top). {numbering}",
 )
 
 st.header("Concatenation and W^O")

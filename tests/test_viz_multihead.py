@@ -65,22 +65,43 @@ def test_model_view_places_layer_l_head_h_at_trace_l_times_h_plus_h():
     for layer in range(2):
         for h in range(3):
             trace = fig.data[layer * 3 + h]
-            np.testing.assert_allclose(np.asarray(trace.z), w[layer, h].numpy(), rtol=1e-6)
+            # thumbnails carry whole percentages in one byte each (payload), rounded to nearest
+            z = np.asarray(trace.z)
+            assert z.dtype == np.uint8
+            np.testing.assert_array_equal(z, np.rint(w[layer, h].numpy() * 100))
+            assert np.abs(z / 100 - w[layer, h].numpy()).max() <= 0.005
             assert trace.name == f"layer {layer + 1}, head {h + 1}"
+            assert "%{z}%" in trace.hovertemplate
     assert all(fig.layout[f"yaxis{'' if i == 0 else i + 1}"].autorange == "reversed" for i in range(6))
+    assert fig.layout.coloraxis.cmax == 100
 
 
 def test_head_view_lines_are_exactly_the_weights_above_the_threshold():
     w = softmax_rows(3, 5, 5)
-    fig = multihead.head_view(w, labels(5), labels(5), heads(3), COLORS, "t", min_weight=0.1)
-    for h in range(3):
-        (marker,) = [t for t in fig.data if t.name == f"head {h + 1}"]
-        got = {(int(q), int(k)): w_ for q, k, w_ in np.asarray(marker.customdata)}
-        expected = {(q, k): float(w[h, q, k]) for q in range(5) for k in range(5) if w[h, q, k] >= 0.1}
-        assert got.keys() == expected.keys()
-        for key, value in expected.items():
-            assert got[key] == pytest.approx(value, rel=1e-6)
-        assert marker.marker.color == COLORS[h]
+    for q in range(5):
+        fig = multihead.head_view(w, labels(5), labels(5), heads(3), COLORS, "t", query=q, min_weight=0.1)
+        columns = set()
+        for h in range(3):
+            (marker,) = [t for t in fig.data if t.name == f"head {h + 1}"]
+            got = {(int(q_), int(k)): w_ for q_, k, w_ in np.asarray(marker.customdata)}
+            expected = {(q, k): float(w[h, q, k]) for k in range(5) if w[h, q, k] >= 0.1}
+            assert got.keys() == expected.keys()
+            for key, value in expected.items():
+                assert got[key] == pytest.approx(value, rel=1e-6)
+            np.testing.assert_array_equal(np.asarray(marker.y), [k for _, k in got])  # at the key's row
+            assert marker.marker.color == COLORS[h]
+            columns |= set(np.asarray(marker.x).tolist())
+        assert len(columns) == 3  # one column of points per head: none hidden under another head's
+
+
+def test_head_view_of_all_queries_has_a_legend_entry_per_head_and_no_hover_points():
+    w = softmax_rows(3, 5, 5)
+    fig = multihead.head_view(w, labels(5), labels(5), heads(3), COLORS, "t", min_weight=0.0)
+    named = [t for t in fig.data if t.name and t.name.startswith("head ")]
+    assert [t.name for t in named] == ["head 1", "head 2", "head 3"]
+    assert all(len(t.x) == 0 and t.marker.color == COLORS[i] for i, t in enumerate(named))
+    lines = [t for t in fig.data if t.mode == "lines"]
+    assert sum(np.isnan(np.asarray(t.y)).sum() for t in lines) == 3 * 5 * 5  # still every line
 
 
 def test_head_view_isolates_one_query_and_chosen_heads():
