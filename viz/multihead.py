@@ -284,9 +284,9 @@ def head_view(
 
     Each head has one trace named after it (its legend entry). With a query isolated, that trace
     holds a point near each line's key end, in a column of its own per head so that every point can
-    be hovered; the point's customdata row is (query, key, weight). With all queries drawn it is
-    empty: up to T_q points would sit on each key's spot, one hoverable and the rest only payload
-    (a 38-token sentence sent 6,800 of them, 0.4 MB), and the exact weights are in `heads_grid`.
+    be hovered, sized by the weight; the point's customdata row is (query, key, weight). With all
+    queries drawn it is empty: up to T_q points would sit on each key's spot, one hoverable and the
+    rest only payload (a 38-token sentence sent 6,800 of them, 0.4 MB); `heads_grid` has the weights.
     """
     z = as_stack(patterns, 3)
     _check_labels(z.shape, query_labels, key_labels)
@@ -335,7 +335,7 @@ def head_view(
                 mode="markers",
                 name=head_names[h],
                 legendgroup=str(h),
-                marker=dict(color=color, size=6, opacity=0.6),
+                marker=dict(color=color, size=4 + 14 * mine[:, 3], opacity=0.8),  # grows with the weight
                 customdata=mine[:, 1:],
                 text=[escape_text(f"{query_labels[q]} → {key_labels[k]}") for q, k in zip(q_idx, k_idx)],
                 hovertemplate=f"{head_names[h]}<br>%{{text}}<br>"
