@@ -2,7 +2,8 @@
 
 Twenty browser sessions (Playwright contexts in one headless Chromium), ten connected and working
 at the same time, each typing its own sentence on the home page and then opening another page from
-its own shared link. Every session must see only its own sentence and no error; the server's memory
+the sidebar's page list (the sentence travels in the session; shared links are tested in
+test_browser.py). Every session must see only its own sentence and no error; the server's memory
 must stay bounded; and afterwards the shared model must still translate exactly like a freshly
 loaded copy (nothing any session did changed it). RSS figures are written to
 artifacts/load_test.json; the real memory targets are measured in bench/app.py.
@@ -21,7 +22,6 @@ from server import (
     SENTENCE_BOX,
     chromium,
     discover_pages,
-    page_url,
     server_rss_mb,
     streamlit_server,
     wait_idle,
@@ -127,14 +127,12 @@ def test_twenty_sessions():
                     others = [s for s in SENTENCES if s != sentence]
                     check_session(t, sentence, others, f"session {wave}.{i} home")
                 peak = max(peak, server_rss_mb(server))
-                for i, t in enumerate(tabs):  # switch pages through each session's own link
+                for i, t in enumerate(tabs):  # switch pages as a student does: the sidebar's page list
                     target = targets[(wave * AT_ONCE + i) % len(targets)]
-                    t.goto(
-                        page_url(server, target, urllib.parse.urlsplit(t.url).query),
-                        wait_until="domcontentloaded",
-                    )
+                    t.locator(f'[data-testid="stSidebarNav"] a[href$="/{target.url_path}"]').first.click()
                 for i, (t, sentence) in enumerate(zip(tabs, mine)):
                     target = targets[(wave * AT_ONCE + i) % len(targets)]
+                    t.wait_for_url(f"**/{target.url_path}*", timeout=TIMEOUT_MS)
                     wait_idle(t, TIMEOUT_MS)
                     check_session(
                         t,
