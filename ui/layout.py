@@ -4,9 +4,6 @@ from __future__ import annotations
 
 from dataclasses import dataclass, replace
 
-# Imported before any session builds a figure: Plotly looks pandas up in sys.modules, and a second
-# session could otherwise find it half-imported by the first (seen under concurrent load).
-import pandas  # noqa: F401
 import streamlit as st
 
 from transformer.inputs import MAX_CHARS, Source
@@ -14,9 +11,15 @@ from transformer.pretrained import LoadedModel
 from ui import model as model_io
 from ui import state
 from ui.export import export_buttons
-from ui.frame import header
+from ui.frame import HEAVY_IMPORTS, header
 from ui.state import Selection
 from viz.palette import palette
+
+# Imported before any session builds a figure, under the lock that the home page's Figure 1 takes:
+# Plotly looks pandas up in sys.modules, and a session could otherwise find it half-imported by
+# another (seen under concurrent load). See ui.frame.HEAVY_IMPORTS.
+with HEAVY_IMPORTS:
+    import pandas  # noqa: F401
 
 PRESETS = {
     "The animal … too tired": "The animal didn't cross the street because it was too tired.",
