@@ -16,12 +16,11 @@ st.markdown(
 # it is on screen while PyTorch is imported (~1.5 s on a cold server) and the model translates.
 translation = st.container()
 config = frame.shipped_config()  # None if broken: loading the model below names the file and the fix
-with frame.HEAVY_IMPORTS:
-    if config is not None:
+if config is not None:
+    with frame.HEAVY_IMPORTS:  # see ui.frame: Plotly must not meet a half-imported pandas
         home.show_architecture(config)
-with frame.HEAVY_IMPORTS:
-    from ui import model as model_io
-    from ui.layout import require_sentence, setup
+from ui import model as model_io  # noqa: E402  (PyTorch: only after Figure 1 is on screen)
+from ui.layout import require_sentence, setup  # noqa: E402
 
 with translation:
     p = setup()

@@ -10,8 +10,8 @@ artifacts/bench_app.json:
 - cold start: `streamlit run Home.py` started to the first Plotly figure drawn in headless Chromium,
   for the home page (Figure 1, drawn from config.json while PyTorch loads) and for the first page
   whose figure shows the model's numbers, each with its own fresh server and browser context
-  (median of three starts); with
-  the times the title appeared and the page's script finished (on Home: the translation shown);
+  (median of three starts), with the times the title appeared and the page's script finished (on
+  Home: the translation shown);
 - server RSS with the model loaded (one session), and the extra memory per additional session
   (each with its own sentence, kept open);
 - figure payload: bytes of Plotly specs each page sends for the default sentence and for the longest

@@ -7,7 +7,6 @@ the home page also draws Figure 1 from `config.json` alone.
 
 from __future__ import annotations
 
-import json
 import os
 import threading
 from pathlib import Path
@@ -25,7 +24,7 @@ MODEL_DIR = Path(os.environ.get("ATLAS_MODEL_DIR", Path(__file__).resolve().pare
 # import of pandas (ui.layout) both take this lock and never overlap; once imported it costs nothing.
 # numpy (~0.1 s) is imported right here instead: an `import` of a module that another thread is still
 # importing waits for it, so no page can meet a half-built numpy.
-HEAVY_IMPORTS = threading.RLock()  # re-entrant: Home holds it while it imports ui.layout
+HEAVY_IMPORTS = threading.Lock()
 
 
 def header(title: str, icon: str) -> None:
@@ -40,8 +39,7 @@ def shipped_config(directory: str | Path = MODEL_DIR) -> TransformerConfig | Non
     None draws nothing: loading the model comes next and names the broken file with its fix.
     """
     try:
-        text = (Path(directory) / "config.json").read_text(encoding="utf-8")
-        return TransformerConfig.from_dict(json.loads(text))
+        return TransformerConfig.load(Path(directory) / "config.json")
     except (OSError, ValueError, TypeError, UnicodeDecodeError):
         return None
 
