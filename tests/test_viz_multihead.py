@@ -102,6 +102,11 @@ def test_head_view_of_all_queries_has_a_legend_entry_per_head_and_no_hover_point
     assert all(len(t.x) == 0 and t.marker.color == COLORS[i] for i, t in enumerate(named))
     lines = [t for t in fig.data if t.mode == "lines"]
     assert sum(np.isnan(np.asarray(t.y)).sum() for t in lines) == 3 * 5 * 5  # still every line
+    for t in lines:  # each line: query end at x=0, key end at x=1, then a gap (NaN y) at x=0
+        x, y = np.asarray(t.x), np.asarray(t.y).reshape(-1, 3)
+        assert x.dtype == np.uint8  # one byte per point on the wire
+        np.testing.assert_array_equal(x.reshape(-1, 3), np.tile([0, 1, 0], (len(y), 1)))
+        assert np.isnan(y[:, 2]).all() and not np.isnan(y[:, :2]).any()
 
 
 def test_head_view_isolates_one_query_and_chosen_heads():
@@ -145,6 +150,10 @@ def test_concat_figure_shows_concat_w_o_and_output():
     np.testing.assert_allclose(np.asarray(fig.data[0].z), concat.numpy(), rtol=1e-6)
     np.testing.assert_allclose(np.asarray(fig.data[1].z), w_o.T.numpy(), rtol=1e-6)  # (H·d_v, d_model)
     np.testing.assert_allclose(np.asarray(fig.data[2].z), out.numpy(), rtol=1e-6)
+    # each concat column names its head in the hover (x label), with no per-cell customdata
+    assert list(fig.data[0].x) == [f"{j} (head {j // 4 + 1})" for j in range(8)]
+    assert fig.data[0].customdata is None and "dim %{x}" in fig.data[0].hovertemplate
+    assert list(fig.layout.xaxis.ticktext) == ["0", "2", "4", "6"]
     titles = " ".join(a.text for a in fig.layout.annotations)
     assert "3 × 2·4 = 3 × 8" in titles and "W^O: 8 × 6" in titles and "output: 3 × 6" in titles
     with pytest.raises(ValueError):
