@@ -17,7 +17,7 @@ st.markdown(
 translation = st.container()
 config = frame.shipped_config()  # None if broken: loading the model below names the file and the fix
 if config is not None:
-    with frame.HEAVY_IMPORTS:  # see ui.frame: Plotly must not meet a half-imported pandas
+    with frame.HEAVY_IMPORTS:  # see ui.frame: no chart may meet a half-imported pandas
         home.show_architecture(config)
 from ui import model as model_io  # noqa: E402  (PyTorch: only after Figure 1 is on screen)
 from ui.layout import require_sentence, setup  # noqa: E402

@@ -38,12 +38,15 @@ CHROMIUM_ARGS = [
 ]
 ARTIFACTS = ROOT / "artifacts"
 SENTENCE_BOX = 'textarea[aria-label="English sentence"]'
-FIGURE = '.js-plotly-plot, [data-testid="stPlotlyChart"]'
+FIGURE = '.js-plotly-plot, [data-testid="stPlotlyChart"], [data-testid="stVegaLiteChart"]'
+# A figure actually drawn (not just its placeholder): Plotly's SVG, or Vega-Lite's (home page).
+DRAWN = '.js-plotly-plot .main-svg, [data-testid="stVegaLiteChart"] svg.marks'
 EXCEPTION = '[data-testid="stException"]'
 APP_IDLE = '[data-testid="stApp"][data-test-script-state="notRunning"]'
 PAGE_FILENAME = re.compile(r"([0-9]*)[_ -]*(.*)\.py")
-# What a page's source contains when it draws a Plotly figure (directly or through ui's helper).
-FIGURE_CALLS = ("show_figure(", "plotly_chart(", "show_figures(", "figure_with_exports(")
+# What a page's source contains when it draws a figure (directly or through ui's helper): Plotly, or
+# Vega-Lite for the home page's Figure 1.
+FIGURE_CALLS = ("show_figure(", "plotly_chart(", "show_figures(", "figure_with_exports(", "vega_lite_chart(")
 
 
 @dataclass(frozen=True)
@@ -63,7 +66,7 @@ class AppPage:
 
     @property
     def draws_figure(self) -> bool:
-        """Whether the page's own source draws a Plotly figure (else: it must at least show its title)."""
+        """Whether the page's own source draws a figure (else: it must at least show its title)."""
         text = self.source
         if self.script == "Home.py":  # the home page delegates to ui/home.py
             text += (ROOT / "ui" / "home.py").read_text(encoding="utf-8")

@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pytest
 
-from viz.architecture import architecture_figure, figure1_parts, page_of_selection
+from viz.architecture import SELECTION, architecture_spec, figure1_parts, page_of_selection
 
 ROOT = Path(__file__).resolve().parents[1]
 # Figure 1 of the paper, bottom-up (read off the figure by hand).
@@ -32,32 +32,44 @@ def test_every_box_leads_to_an_existing_page():
         assert (ROOT / part.page).is_file(), f"{part.label} leads to a missing page {part.page}"
 
 
-def test_one_clickable_point_per_box_with_its_page():
+def test_the_top_layer_takes_each_box_click_and_selects_its_page():
     parts = figure1_parts()
-    fig = architecture_figure(n_layers=6)
-    points = fig.data[0]
-    assert list(points.customdata) == [p.page for p in parts]
-    assert list(zip(points.x, points.y)) == [(p.x, p.y) for p in parts]
-    assert len(fig.layout.shapes) >= len(parts)  # a box per part, plus frames and the memory line
+    spec = architecture_spec(n_layers=6)
+    top = spec["layer"][-1]  # drawn last, so it is over the labels too
+    assert top["params"] == [{"name": SELECTION, "select": {"type": "point", "fields": ["page"]}}]
+    rows = top["data"]["values"]
+    assert [r["page"] for r in rows] == [p.page for p in parts]
+    for row, part in zip(rows, parts):  # the click area is the box itself
+        assert row["x0"] < part.x < row["x1"] and row["y0"] < part.y < row["y1"]
+    boxes = [layer for layer in spec["layer"] if layer["mark"]["type"] == "rect"]
+    assert len(boxes) == 3  # the N× frames, the visible boxes, the click layer
+
+
+def test_every_layer_shares_the_same_fixed_scales():
+    for layer in architecture_spec(6)["layer"]:
+        enc = layer["encoding"]
+        assert enc["x"]["scale"] == {"domain": [-1.5, 3.5]} and enc["y"]["scale"] == {"domain": [-1.4, 11.0]}
 
 
 @pytest.mark.parametrize("n_layers", [2, 6])
 def test_layer_count_is_the_models(n_layers):
-    texts = [a.text for a in architecture_figure(n_layers).layout.annotations]
+    layers = architecture_spec(n_layers)["layer"]
+    texts = [row.get("text") for layer in layers for row in layer["data"]["values"]]
     assert texts.count(f"N = {n_layers} ×") == 2
 
 
 def test_selection_gives_the_clicked_page():
     page = figure1_parts()[1].page
-    assert page_of_selection({"points": [{"point_index": 1, "customdata": page}]}) == page
-    assert page_of_selection({"points": [{"customdata": [page]}]}) == page
+    assert page_of_selection({SELECTION: [{"page": page}]}) == page
+    assert page_of_selection({SELECTION: [{"page": "pages/nope.py"}, {"page": page}]}) == page
 
 
 @pytest.mark.parametrize(
     "selection",
-    [None, {}, {"points": []}, {"points": "x"}, {"points": [None, 3]}, {"points": [{"customdata": 7}]},
-     {"points": [{"customdata": "../../etc/passwd"}]}, {"points": [{"customdata": "pages/nope.py"}]},
-     {"points": [{"customdata": []}]}, "pages/1_Tokens_and_embeddings.py"],
+    [None, {}, {SELECTION: []}, {SELECTION: "x"}, {SELECTION: [None, 3]}, {SELECTION: [{"page": 7}]},
+     {SELECTION: [{"page": "../../etc/passwd"}]}, {SELECTION: [{"page": "pages/nope.py"}]},
+     {SELECTION: [{"page": []}]}, {"other": [{"page": figure1_parts()[0].page}]},
+     "pages/1_Tokens_and_embeddings.py"],
 )
 def test_selection_from_the_browser_never_names_a_page_the_diagram_does_not_offer(selection):
     assert page_of_selection(selection) is None

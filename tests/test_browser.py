@@ -13,6 +13,7 @@ import urllib.parse
 
 import pytest
 from server import (
+    DRAWN,
     EXCEPTION,
     FIGURE,
     SENTENCE_BOX,
@@ -86,8 +87,8 @@ def test_page_renders(server, tab, app_page):
     assert title.inner_text().strip(), f"{app_page.script}: empty title"
     if app_page.draws_figure:
         tab.wait_for_selector(FIGURE, state="visible", timeout=TIMEOUT_MS)
-        # Plotly has drawn (not just a placeholder): its SVG layers exist and have a size.
-        svg = tab.locator(".js-plotly-plot .main-svg").first
+        # The figure is drawn (not just a placeholder): its SVG exists and has a size.
+        svg = tab.locator(DRAWN).first
         svg.wait_for(state="visible", timeout=TIMEOUT_MS)
         box = svg.bounding_box()
         assert box and box["width"] > 100 and box["height"] > 100, f"{app_page.script}: figure is {box}"
@@ -159,10 +160,11 @@ def test_figure_1_box_opens_its_page(server, tab):
     target = next(p for p in PAGES if p.script == parts[index].page)
     tab.goto(f"{server.url}/?s=The%20dog%20runs.", wait_until="domcontentloaded")
     wait_idle(tab, TIMEOUT_MS)
-    points = tab.locator(".js-plotly-plot .scatterlayer .point")
-    points.nth(index).wait_for(state="attached", timeout=TIMEOUT_MS)
-    assert points.count() == len(parts)
-    points.nth(index).click(force=True)  # the point is a nearly transparent square over the box
+    # the click layer: Vega-Lite's last group of rectangles, one invisible rectangle over each box
+    boxes = tab.locator('[data-testid="stVegaLiteChart"] g.mark-rect').last.locator("path")
+    boxes.nth(index).wait_for(state="attached", timeout=TIMEOUT_MS)
+    assert boxes.count() == len(parts)
+    boxes.nth(index).click(force=True)
     tab.wait_for_url(f"**/{target.url_path}*", timeout=TIMEOUT_MS)
     wait_idle(tab, TIMEOUT_MS)
     assert tab.locator("h1").first.inner_text().strip() == "Positional encoding"

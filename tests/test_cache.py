@@ -20,7 +20,18 @@ from ui.state import DEFAULT_SENTENCE
 
 ROOT = Path(__file__).resolve().parents[1]
 PAGES = ["Home.py", *sorted(p.relative_to(ROOT).as_posix() for p in (ROOT / "pages").glob("[0-9]*.py"))]
-MAX_PAYLOAD = 1_000_000  # bytes of Plotly specs per page (issue 6)
+MAX_PAYLOAD = 1_000_000  # bytes of figure specs per page (issue 6)
+# Past the app's 60-piece cap: the largest attention figures any sentence can make (T² cells).
+CAP_SENTENCE = (
+    "It is in this spirit that a majority of American governments have passed new laws since 2009 "
+    "making the registration or voting process more difficult, and the courts have said that the states "
+    "may decide how people vote in their own elections."
+)
+
+
+def figure_bytes(at: AppTest) -> int:
+    """Bytes of the figure specs a run sends: Plotly's, and Vega-Lite's (the home page's Figure 1)."""
+    return sum(len(c.proto.spec.encode()) for c in [*at.get("plotly_chart"), *at.get("vega_lite_chart")])
 
 
 def fresh_trace(sentence: str):
@@ -34,13 +45,13 @@ def fresh_trace(sentence: str):
 
 @pytest.fixture(scope="module")
 def drawn_pages() -> dict[str, int]:
-    """Every page drawn once on the default sentence: page -> bytes of its Plotly specs."""
+    """Every page drawn once on the default sentence: page -> bytes of its figure specs."""
     payload = {}
     for page in PAGES:
         at = AppTest.from_file(str(ROOT / page), default_timeout=120)
         at.run()
         assert not at.exception, (page, [e.message for e in at.exception])
-        payload[page] = sum(len(c.proto.spec.encode()) for c in at.get("plotly_chart"))
+        payload[page] = figure_bytes(at)
     return payload
 
 
@@ -50,6 +61,16 @@ def test_every_page_sends_at_most_1_mb_of_figures(drawn_pages):
     assert len(drawing) >= 8, drawn_pages  # the payload really was measured
     too_big = {page: size for page, size in drawn_pages.items() if size > MAX_PAYLOAD}
     assert not too_big, too_big
+
+
+@pytest.mark.parametrize("page", [p for p in PAGES if p.split("/")[-1][:1] in "456"])
+def test_attention_pages_at_the_60_piece_cap_send_at_most_1_mb(page):
+    at = AppTest.from_file(str(ROOT / page), default_timeout=120)
+    at.query_params["s"] = CAP_SENTENCE
+    at.run()
+    assert not at.exception, [e.message for e in at.exception]
+    assert any("only the first 60 are used" in w.value for w in at.warning)  # the cap really applied
+    assert 200_000 < figure_bytes(at) <= MAX_PAYLOAD  # measured (the attention figures are there)
 
 
 def test_pages_never_write_into_the_shared_trace(drawn_pages):

@@ -155,8 +155,8 @@ def test_home_draws_its_map_before_the_heavy_imports():
     code = (
         "import sys\n"
         "from ui import frame, home\n"
-        "from viz.architecture import architecture_figure\n"
-        "architecture_figure(frame.shipped_config().n_layers)\n"
+        "from viz.architecture import architecture_spec\n"
+        "architecture_spec(frame.shipped_config().n_layers)\n"
         "print(sorted(m for m in ('torch', 'pandas') if m in sys.modules))\n"
     )
     done = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True, timeout=120)

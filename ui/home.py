@@ -9,7 +9,7 @@ import streamlit as st
 
 from transformer.config import TransformerConfig
 from ui import frame
-from viz.architecture import PAGES, architecture_figure, page_of_selection
+from viz.architecture import PAGES, architecture_spec, page_of_selection
 
 # (Figure 1 part, page file, what the page shows)
 ARCHITECTURE = [
@@ -47,12 +47,6 @@ def show_translation(result: dict) -> None:
                     "`git checkout pretrained/`.")
 
 
-@st.cache_resource(show_spinner=False)
-def _figure1(n_layers: int):
-    """Figure 1 depends only on N: built once, not on every rerun (Streamlit copies it to send it)."""
-    return architecture_figure(n_layers)
-
-
 def show_architecture(cfg: TransformerConfig) -> None:
     st.subheader("The architecture, part by part")
     st.markdown(
@@ -64,9 +58,9 @@ def show_architecture(cfg: TransformerConfig) -> None:
     with left:
         st.caption("Figure 1 of the paper, drawn for this model. Click a box to open the page that shows "
                    "its real numbers for your sentence.")
-        event = st.plotly_chart(
-            _figure1(cfg.n_layers), key="atlas_figure1", width="stretch", on_select="rerun",
-            selection_mode="points", config={"displayModeBar": False},
+        event = st.vega_lite_chart(  # Vega-Lite, not Plotly: see viz.architecture
+            spec=architecture_spec(cfg.n_layers), key="atlas_figure1", width="stretch",
+            on_select="rerun", theme=None,
         )
         target = page_of_selection(event.selection if event else None)
         if target:

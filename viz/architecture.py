@@ -2,15 +2,17 @@
 
 The encoder (left) and decoder (right) are drawn bottom-up as in the paper: embeddings, positional
 encoding, then one layer's sub-layers inside an "N×" frame, then the decoder's Linear and Softmax.
-Every box carries a point (on a trace of its own) whose `customdata` is the page that explains the
-part, so that a click on the box can open that page.
+Every box carries the page that explains the part, so that a click on the box can open that page.
+
+Unlike every other figure in viz/, this one is a Vega-Lite spec (a plain dict), not a Plotly figure.
+It is the first thing the home page draws, and on a cold 2-core server Chromium needs ~1.3 s longer to
+load and compile Streamlit's 4.7 MB Plotly bundle than its Vega-Lite one before the first figure
+shows (README, Benchmarks). The other figures need the model's numbers anyway, so they stay Plotly.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
-
-import plotly.graph_objects as go
 
 # Box fill per kind of part, after the paper's figure (pastel, with dark text).
 FILLS = {
@@ -66,91 +68,116 @@ def figure1_parts() -> list[Part]:
     ]
 
 
-def _box(part: Part) -> dict:
-    return dict(
-        type="rect", x0=part.x - BOX_W / 2, x1=part.x + BOX_W / 2, y0=part.y - BOX_H / 2,
-        y1=part.y + BOX_H / 2, fillcolor=FILLS[part.kind], line=dict(color="#444", width=1), layer="below",
-    )
+SELECTION = "part"  # the Vega-Lite point selection a click makes; its field is the page
+X_RANGE, Y_RANGE = [ENCODER_X - 1.5, DECODER_X + 1.5], [-1.4, 11.0]
+INK = "#444"
+
+
+def _xy(x: str, y: str, x2: str | None = None, y2: str | None = None) -> dict:
+    """Position encodings in the diagram's own units (the same fixed scales in every layer)."""
+    enc = {
+        "x": {"field": x, "type": "quantitative", "scale": {"domain": X_RANGE}, "axis": None},
+        "y": {"field": y, "type": "quantitative", "scale": {"domain": Y_RANGE}, "axis": None},
+    }
+    if x2:
+        enc["x2"] = {"field": x2}
+    if y2:
+        enc["y2"] = {"field": y2}
+    return enc
+
+
+def _layer(mark: dict, rows: list[dict], encoding: dict, **extra) -> dict:
+    return {"data": {"values": rows}, "mark": mark, "encoding": encoding, **extra}
 
 
 def _arrow(x0: float, y0: float, x1: float, y1: float) -> dict:
-    """An arrow annotation from (x0, y0) to (x1, y1) in data coordinates."""
-    return dict(
-        x=x1, y=y1, ax=x0, ay=y0, xref="x", yref="y", axref="x", ayref="y", text="", showarrow=True,
-        arrowhead=2, arrowsize=1, arrowwidth=1.2, arrowcolor="#444",
-    )
+    """An arrow from (x0, y0) to (x1, y1): a rule row plus the head's position and direction."""
+    head = "triangle-right" if y0 == y1 else "triangle-up"
+    return {"x": x0, "y": y0, "x2": x1, "y2": y1, "head": head}
 
 
-def _layer_frame(x: float, top: float, n_layers: int) -> tuple[dict, dict]:
-    frame = dict(
-        type="rect", x0=x - BOX_W / 2 - 0.18, x1=x + BOX_W / 2 + 0.18, y0=2 - 0.55, y1=top + 0.55,
-        line=dict(color="#888", width=1, dash="dot"), fillcolor="rgba(0,0,0,0)", layer="below",
-    )
-    side = -1 if x == ENCODER_X else 1  # the "N×" label sits outside the pair of stacks
-    label = dict(
-        x=x + side * (BOX_W / 2 + 0.32), y=(2 + top) / 2, text=f"N = {n_layers} ×", showarrow=False,
-        xanchor="right" if side < 0 else "left", font=dict(size=13),
-    )
-    return frame, label
+def _notes(n_layers: int) -> list[dict]:
+    """Free text, each with its x, y, alignment and weight."""
+    side = BOX_W / 2 + 0.32  # the "N×" labels sit outside the pair of stacks
+    notes = [
+        (ENCODER_X - side, 3.5, f"N = {n_layers} ×", "right", False),
+        (DECODER_X + side, 4.5, f"N = {n_layers} ×", "left", False),
+        (ENCODER_X, -1.05, "Inputs (your English sentence)", "center", False),
+        (DECODER_X, -1.05, "Outputs (shifted right)", "center", False),
+        (DECODER_X, 10.75, "Output probabilities", "center", False),
+        (ENCODER_X, 7.6, "Encoder", "center", True),
+        (DECODER_X + side, 8.6, "Decoder", "left", True),
+    ]
+    return [dict(zip(("x", "y", "text", "align", "bold"), note)) for note in notes]
 
 
-def architecture_figure(n_layers: int, height: int = 620) -> go.Figure:
-    """Figure 1 with this model's N; clicking a box selects the point whose customdata is its page."""
+def architecture_spec(n_layers: int, height: int = 620) -> dict:
+    """Figure 1 with this model's N, as a Vega-Lite spec.
+
+    A click on a box makes the point selection `SELECTION`, whose one field is the box's page.
+    """
     parts = figure1_parts()
-    shapes = [_box(p) for p in parts]
-    label_font = dict(size=12, color="#111")
-    notes = [dict(x=p.x, y=p.y, text=p.label, showarrow=False, font=label_font) for p in parts]
+    boxes = [
+        {"x0": p.x - BOX_W / 2, "x1": p.x + BOX_W / 2, "y0": p.y - BOX_H / 2, "y1": p.y + BOX_H / 2,
+         "x": p.x, "y": p.y, "label": p.label.replace("Masked ", "Masked\n"), "fill": FILLS[p.kind],
+         "page": p.page,
+         "tip": f"{p.label}: open its page"}
+        for p in parts
+    ]
+    frames = [  # the "N×" frame around one layer's sub-layers
+        {"x0": x - BOX_W / 2 - 0.18, "x1": x + BOX_W / 2 + 0.18, "y0": 2 - 0.55, "y1": top + 0.55}
+        for x, top in ((ENCODER_X, 5), (DECODER_X, 7))
+    ]
+    arrows = []
     for stack_x in (ENCODER_X, DECODER_X):  # each box feeds the one above it
         rows = sorted(p.y for p in parts if p.x == stack_x)
-        notes += [_arrow(stack_x, a + BOX_H / 2, stack_x, b - BOX_H / 2) for a, b in zip(rows, rows[1:])]
-        notes.append(_arrow(stack_x, -0.85, stack_x, -BOX_H / 2))
-    for x, top in ((ENCODER_X, 5), (DECODER_X, 7)):
-        frame, label = _layer_frame(x, top, n_layers)
-        shapes.append(frame)
-        notes.append(label)
+        arrows += [_arrow(stack_x, a + BOX_H / 2, stack_x, b - BOX_H / 2) for a, b in zip(rows, rows[1:])]
+        arrows.append(_arrow(stack_x, -0.85, stack_x, -BOX_H / 2))
+    arrows.append(_arrow(DECODER_X, 9 + BOX_H / 2, DECODER_X, 10.55))
     # The encoder's output enters every decoder layer's second attention as keys and values.
     mid = (ENCODER_X + DECODER_X) / 2
-    shapes.append(dict(type="path", path=f"M {ENCODER_X},{5 + BOX_H / 2} V 6.2 H {mid} V 4",
-                       line=dict(color="#444", width=1.2)))
-    notes.append(_arrow(mid, 4, DECODER_X - BOX_W / 2, 4))
-    notes += [
-        dict(x=ENCODER_X, y=-1.05, text="Inputs (your English sentence)", showarrow=False),
-        dict(x=DECODER_X, y=-1.05, text="Outputs (shifted right)", showarrow=False),
-        dict(x=DECODER_X, y=10.75, text="Output probabilities", showarrow=False),
-        dict(x=ENCODER_X, y=7.6, text="<b>Encoder</b>", showarrow=False, font=dict(size=14)),
+    memory = [{"x": ENCODER_X, "y": 5 + BOX_H / 2, "x2": ENCODER_X, "y2": 6.2},
+              {"x": ENCODER_X, "y": 6.2, "x2": mid, "y2": 6.2},
+              {"x": mid, "y": 6.2, "x2": mid, "y2": 4}]
+    arrows.append(_arrow(mid, 4, DECODER_X - BOX_W / 2, 4))
+    layers = [
+        _layer({"type": "rect", "fillOpacity": 0, "stroke": "#888", "strokeDash": [2, 3]}, frames,
+               _xy("x0", "y0", "x1", "y1")),
+        _layer({"type": "rect", "stroke": INK, "strokeWidth": 1}, boxes,
+               {**_xy("x0", "y0", "x1", "y1"), "fill": {"field": "fill", "type": "nominal", "scale": None}}),
+        _layer({"type": "rule", "color": INK, "strokeWidth": 1.2}, memory + arrows,
+               _xy("x", "y", "x2", "y2")),
+        _layer({"type": "point", "filled": True, "color": INK, "size": 40, "opacity": 1}, arrows,
+               {**_xy("x2", "y2"), "shape": {"field": "head", "type": "nominal", "scale": None}}),
+        _layer({"type": "text", "fontSize": 12, "color": "#111", "lineBreak": "\n"}, boxes,
+               {**_xy("x", "y"), "text": {"field": "label"}}),
     ]
-    notes.append(_arrow(DECODER_X, 9 + BOX_H / 2, DECODER_X, 10.55))
-    notes.append(dict(x=DECODER_X + BOX_W / 2 + 0.32, y=8.6, text="<b>Decoder</b>", showarrow=False,
-                      xanchor="left", font=dict(size=14)))
-    clickable = go.Scatter(
-        x=[p.x for p in parts], y=[p.y for p in parts], mode="markers",
-        marker=dict(symbol="square", size=36, opacity=0.01, color="#000"),
-        customdata=[p.page for p in parts],
-        hovertext=[f"{p.label}: open its page" for p in parts], hoverinfo="text", showlegend=False,
+    for align in ("left", "center", "right"):
+        for bold in (False, True):
+            rows = [n for n in _notes(n_layers) if n["align"] == align and n["bold"] == bold]
+            if rows:
+                mark = {"type": "text", "align": align, "fontSize": 14 if bold else 13, "color": "#111",
+                        "fontWeight": "bold" if bold else "normal"}
+                layers.append(_layer(mark, rows, {**_xy("x", "y"), "text": {"field": "text"}}))
+    # On top, an invisible copy of the boxes takes the clicks (over the labels too) and the tooltips.
+    layers.append(
+        _layer({"type": "rect", "opacity": 0.001, "color": "#000", "cursor": "pointer"}, boxes,
+               {**_xy("x0", "y0", "x1", "y1"), "tooltip": {"field": "tip"}},
+               params=[{"name": SELECTION, "select": {"type": "point", "fields": ["page"]}}])
     )
-    fig = go.Figure(
-        data=[clickable],
-        layout=dict(
-            shapes=shapes, annotations=notes, height=height, dragmode=False, clickmode="event+select",
-            margin=dict(l=10, r=10, t=10, b=10), plot_bgcolor="rgba(0,0,0,0)",
-            xaxis=dict(visible=False, range=[ENCODER_X - 1.5, DECODER_X + 1.5], fixedrange=True),
-            yaxis=dict(visible=False, range=[-1.4, 11.0], fixedrange=True),
-        ),
-    )
-    return fig
+    return {"height": height, "config": {"view": {"stroke": None}}, "layer": layers}
 
 
 def page_of_selection(selection) -> str | None:
-    """The page of the first clicked box in a Streamlit plotly selection (None if nothing is).
+    """The page of the clicked box in a Streamlit Vega-Lite selection (None if nothing is).
 
-    The selection comes from the browser, so only a page that the diagram itself offers is returned.
+    The selection comes from the browser as {SELECTION: [{"page": ...}, ...]}, so only a page that the
+    diagram itself offers is returned.
     """
     offered = {p.page for p in figure1_parts()}
-    points = selection.get("points") if isinstance(selection, dict) else None
+    points = selection.get(SELECTION) if isinstance(selection, dict) else None
     for point in points if isinstance(points, list) else []:
-        page = point.get("customdata") if isinstance(point, dict) else None
-        if isinstance(page, list):  # customdata may come back wrapped in a list
-            page = page[0] if page else None
+        page = point.get("page") if isinstance(point, dict) else None
         if isinstance(page, str) and page in offered:
             return page
     return None
