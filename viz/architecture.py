@@ -120,7 +120,7 @@ def architecture_spec(n_layers: int, height: int = 620) -> dict:
     boxes = [
         {"x0": p.x - BOX_W / 2, "x1": p.x + BOX_W / 2, "y0": p.y - BOX_H / 2, "y1": p.y + BOX_H / 2,
          "x": p.x, "y": p.y, "label": p.label.replace("Masked ", "Masked\n"), "fill": FILLS[p.kind],
-         "page": p.page,
+         "page": p.page, "text_y": p.y + (0.14 if p.label.startswith("Masked ") else 0),  # 2 lines
          "tip": f"{p.label}: open its page"}
         for p in parts
     ]
@@ -150,7 +150,7 @@ def architecture_spec(n_layers: int, height: int = 620) -> dict:
         _layer({"type": "point", "filled": True, "color": INK, "size": 40, "opacity": 1}, arrows,
                {**_xy("x2", "y2"), "shape": {"field": "head", "type": "nominal", "scale": None}}),
         _layer({"type": "text", "fontSize": 12, "color": "#111", "lineBreak": "\n"}, boxes,
-               {**_xy("x", "y"), "text": {"field": "label"}}),
+               {**_xy("x", "text_y"), "text": {"field": "label"}}),
     ]
     for align in ("left", "center", "right"):
         for bold in (False, True):
