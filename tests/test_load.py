@@ -1,7 +1,7 @@
 """Many users at once against one real `streamlit run` server (a class sharing one machine).
 
-Twenty browser sessions (Playwright contexts in one headless Chromium), ten connected and working
-at the same time, each typing its own sentence on the home page and then opening another page from
+Twenty browser sessions (Playwright contexts in one headless Chromium), all twenty connected and
+working at the same time, each typing its own sentence on the home page and then opening another page from
 the sidebar's page list (the sentence travels in the session; shared links are tested in
 test_browser.py). Every session must see only its own sentence and no error; the server's memory
 must stay bounded; and afterwards the shared model must still translate exactly like a freshly
@@ -30,7 +30,7 @@ from server import (
 pytestmark = pytest.mark.timeout(1800)
 
 PAGES = discover_pages()
-WAVES, AT_ONCE = 2, 10  # 20 sessions in all, 10 at a time (2 shared CPU cores)
+WAVES, AT_ONCE = 1, 20  # 20 sessions, all at once (a class on one 2-core server)
 RSS_LIMIT_MB = 1500  # a generous sanity bound; bench/app.py measures the real target
 TIMEOUT_MS = 900_000
 SENTENCES = [
@@ -113,12 +113,12 @@ def test_twenty_sessions():
             contexts = [browser.new_context(viewport={"width": 1200, "height": 900}) for _ in mine]
             tabs = [c.new_page() for c in contexts]
             try:
-                for t in tabs:  # all ten connect before any is waited on
+                for t in tabs:  # all connect before any is waited on
                     t.goto(server.url, wait_until="domcontentloaded")
                 for t in tabs:
                     wait_idle(t, TIMEOUT_MS)
                     t.locator(SENTENCE_BOX).wait_for(state="visible", timeout=TIMEOUT_MS)
-                for t, sentence in zip(tabs, mine):  # all ten type before any is waited on
+                for t, sentence in zip(tabs, mine):  # all type before any is waited on
                     t.locator(SENTENCE_BOX).fill(sentence)
                     t.locator(SENTENCE_BOX).press("Control+Enter")
                 for i, (t, sentence) in enumerate(zip(tabs, mine)):
