@@ -142,7 +142,7 @@ def bench_payload(page) -> dict:
     for name, sentence in (("default", None), ("long", LONG_SENTENCE), ("cap", CAP_SENTENCE)):
         run = apptest(page.script, sentence)
         charts = list(run.get("plotly_chart")) + list(run.get("vega_lite_chart"))
-        size = sum(len(c.proto.spec.encode()) + len(c.proto.config.encode()) for c in charts)
+        size = sum(len(c.proto.spec.encode()) + len(getattr(c.proto, "config", "").encode()) for c in charts)
         out[name] = {"figures": len(charts), "bytes": size}
     return out
 
