@@ -39,10 +39,12 @@ sys.path[:0] = [str(ROOT), str(ROOT / "tests")]
 
 from server import (  # noqa: E402  (tests/server.py: the shared server and browser helpers)
     ARTIFACTS,
+    CAP_SENTENCE,
     DRAWN,
     SENTENCE_BOX,
     chromium,
     discover_pages,
+    figure_elements,
     server_rss_mb,
     streamlit_server,
     wait_idle,
@@ -61,12 +63,6 @@ NEW_SENTENCES = [
 ]
 # The longest preset: the sentence of the paper's Figure 3 (38 pieces with the shipped tokenizer).
 LONG_SENTENCE = max(PRESETS.values(), key=len)
-# Past the app's 60-piece cap (the app keeps the first 60 pieces and says so): the largest figures.
-CAP_SENTENCE = (
-    "It is in this spirit that a majority of American governments have passed new laws since 2009 "
-    "making the registration or voting process more difficult, and the courts have said that the states "
-    "may decide how people vote in their own elections."
-)
 SESSION_SENTENCE = "Session {i} asks how the weather will be tomorrow in town number {i}."
 
 
@@ -141,7 +137,7 @@ def bench_payload(page) -> dict:
     out = {}
     for name, sentence in (("default", None), ("long", LONG_SENTENCE), ("cap", CAP_SENTENCE)):
         run = apptest(page.script, sentence)
-        charts = list(run.get("plotly_chart")) + list(run.get("vega_lite_chart"))
+        charts = figure_elements(run)
         size = sum(len(c.proto.spec.encode()) + len(getattr(c.proto, "config", "").encode()) for c in charts)
         out[name] = {"figures": len(charts), "bytes": size}
     return out

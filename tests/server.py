@@ -47,6 +47,13 @@ PAGE_FILENAME = re.compile(r"([0-9]*)[_ -]*(.*)\.py")
 # What a page's source contains when it draws a figure (directly or through ui's helper): Plotly, or
 # Vega-Lite for the home page's Figure 1.
 FIGURE_CALLS = ("show_figure(", "plotly_chart(", "show_figures(", "figure_with_exports(", "vega_lite_chart(")
+# Past the app's 60-piece cap (the app keeps the first 60 pieces and says so): the largest attention
+# figures any sentence can make (T² cells). Used by the payload test and the payload benchmark.
+CAP_SENTENCE = (
+    "It is in this spirit that a majority of American governments have passed new laws since 2009 "
+    "making the registration or voting process more difficult, and the courts have said that the states "
+    "may decide how people vote in their own elections."
+)
 
 
 @dataclass(frozen=True)
@@ -75,6 +82,11 @@ class AppPage:
     @property
     def has_attention_picker(self) -> bool:
         return "attention_picker(" in self.source
+
+
+def figure_elements(at) -> list:
+    """The figure elements of an AppTest run: Plotly charts, and Vega-Lite (the home page's Figure 1)."""
+    return [*at.get("plotly_chart"), *at.get("vega_lite_chart")]
 
 
 def _page_sort_key(path: Path) -> tuple[float, str]:

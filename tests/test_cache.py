@@ -12,6 +12,7 @@ from pathlib import Path
 
 import pytest
 import torch
+from server import CAP_SENTENCE, figure_elements
 from streamlit.testing.v1 import AppTest
 
 from transformer.trace import run_trace
@@ -21,17 +22,11 @@ from ui.state import DEFAULT_SENTENCE
 ROOT = Path(__file__).resolve().parents[1]
 PAGES = ["Home.py", *sorted(p.relative_to(ROOT).as_posix() for p in (ROOT / "pages").glob("[0-9]*.py"))]
 MAX_PAYLOAD = 1_000_000  # bytes of figure specs per page (issue 6)
-# Past the app's 60-piece cap: the largest attention figures any sentence can make (T² cells).
-CAP_SENTENCE = (
-    "It is in this spirit that a majority of American governments have passed new laws since 2009 "
-    "making the registration or voting process more difficult, and the courts have said that the states "
-    "may decide how people vote in their own elections."
-)
 
 
 def figure_bytes(at: AppTest) -> int:
     """Bytes of the figure specs a run sends: Plotly's, and Vega-Lite's (the home page's Figure 1)."""
-    return sum(len(c.proto.spec.encode()) for c in [*at.get("plotly_chart"), *at.get("vega_lite_chart")])
+    return sum(len(c.proto.spec.encode()) for c in figure_elements(at))
 
 
 def fresh_trace(sentence: str):
