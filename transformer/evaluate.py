@@ -109,6 +109,12 @@ def parse_args(argv=None) -> argparse.Namespace:
     p.add_argument("--limit", type=int, default=0, help="only the first N sentences (0: all)")
     p.add_argument("--batch-size", type=int, default=64, help="sentences per greedy batch")
     p.add_argument("--device", default="auto")
+    p.add_argument(
+        "--health",
+        type=int,
+        default=500,
+        help="measure training health on the first N pairs (0: skip; needs CORPUS/lexicon.en/.de)",
+    )
     p.add_argument("--out", default="", help="write scores, signatures and hypotheses to this JSON file")
     return p.parse_args(argv)
 
@@ -133,8 +139,19 @@ def main(argv=None) -> dict:
         "split": args.split,
         **result,
     }
+    lexicon = Path(args.corpus) / "lexicon"
+    if args.health and Path(f"{lexicon}.en").is_file():
+        from transformer.training import health
+
+        measured = health.measure(
+            loaded.model, loaded.tokenizer, sources[: args.health], references[: args.health],
+            health.load_lexicon(lexicon),
+        )  # fmt: skip
+        result["health"] = measured.summary()
     print(f"{args.model} on {args.corpus}/{args.split} ({len(sources)} sentences)")
     print(table(result))
+    if "health" in result:
+        print(health.table(result["health"]))
     print(result["greedy"]["bleu_signature"])
     if args.out:
         Path(args.out).parent.mkdir(parents=True, exist_ok=True)

@@ -33,6 +33,7 @@ from transformer.config import TransformerConfig
 from transformer.decoding import greedy_decode_batch
 from transformer.device import select_device
 from transformer.model import Transformer
+from transformer.training import health
 
 
 def noam_lr(step: int, d_model: int, warmup: int, scale: float = 1.0) -> float:
@@ -51,6 +52,31 @@ def loss_fn(logits: torch.Tensor, gold: torch.Tensor, pad_id: int, smoothing: fl
     return F.cross_entropy(
         logits.float().flatten(0, 1), gold.flatten(), ignore_index=pad_id, label_smoothing=smoothing
     )
+
+
+def train_step(
+    model: torch.nn.Module,
+    optimizer: torch.optim.Optimizer,
+    src: torch.Tensor,
+    tgt: torch.Tensor,
+    lr: float,
+    pad_id: int,
+    smoothing: float,
+    amp: bool = False,
+) -> torch.Tensor:
+    """One update on a batch: src (B, S), tgt (B, T) = BOS ... EOS. Returns the (detached) loss.
+
+    The decoder reads tgt[:, :-1] and is scored on predicting tgt[:, 1:] (teacher forcing).
+    """
+    for group in optimizer.param_groups:
+        group["lr"] = lr
+    with torch.autocast(src.device.type, dtype=torch.bfloat16, enabled=amp):
+        logits = model(src, tgt[:, :-1])  # (B, T-1, V): predict each next token
+    loss = loss_fn(logits, tgt[:, 1:], pad_id, smoothing)
+    optimizer.zero_grad(set_to_none=True)
+    loss.backward()
+    optimizer.step()
+    return loss.detach()
 
 
 @dataclass
@@ -86,6 +112,9 @@ def parse_args(argv=None) -> argparse.Namespace:
     p.add_argument("--minutes", type=float, default=0, help="stop after this much time (0: none)")
     p.add_argument("--eval-every", type=int, default=500)
     p.add_argument("--eval-sentences", type=int, default=150)
+    p.add_argument(
+        "--health-sentences", type=int, default=150, help="valid pairs for the health numbers (0: none)"
+    )
     p.add_argument("--snapshot-minutes", type=float, default=10.0)
     p.add_argument("--keep-snapshots", type=int, default=5)
     p.add_argument(
@@ -164,6 +193,9 @@ class Trainer:
         self.lexicon = encode("lexicon") if Path(f"{lexicon_prefix}.en").is_file() else []
         self.valid = encode("valid")
         self.valid_src, self.valid_ref = data.read_parallel(corpus / "valid")
+        self.health_lexicon = (
+            health.load_lexicon(lexicon_prefix) if Path(f"{lexicon_prefix}.en").is_file() else set()
+        )
         self.log(
             f"data: {len(self.sentences)} sentence pairs, {len(self.lexicon)} lexicon pairs, "
             f"{len(self.valid)} valid pairs ({time.time() - t0:.0f}s to tokenise)"
@@ -256,8 +288,13 @@ class Trainer:
         sources = [self.tokenizer.encode(s)[:limit] + [eos] for s in self.valid_src[:k]]
         hyps = [self.tokenizer.decode(h.ids) for h in greedy_decode_batch(self.model, sources)]
         bleu = sacrebleu.corpus_bleu(hyps, [self.valid_ref[:k]]).score
+        result = {"valid_loss": total / max(count, 1), "valid_bleu_greedy": bleu, "sample": hyps[:3]}
+        n = self.args.health_sentences
+        if n:
+            src, ref = self.valid_src[:n], self.valid_ref[:n]
+            result.update(health.measure(self.model, self.tokenizer, src, ref, self.health_lexicon).summary())
         self.model.train()
-        return {"valid_loss": total / max(count, 1), "valid_bleu_greedy": bleu, "sample": hyps[:3]}
+        return result
 
     # ---- the loop ------------------------------------------------------------------------
     def train(self) -> None:
@@ -283,14 +320,9 @@ class Trainer:
                 src, tgt = (t.to(self.device) for t in data.collate(pairs, indices, self.config.pad_id))
                 t0 = time.time()
                 lr = noam_lr(p.step + 1, self.config.d_model, a.warmup, a.lr_scale)
-                for group in self.optimizer.param_groups:
-                    group["lr"] = lr
-                with torch.autocast(self.device.type, dtype=torch.bfloat16, enabled=amp):
-                    logits = self.ddp(src, tgt[:, :-1])  # (B, T-1, V): predict each next token
-                loss = loss_fn(logits, tgt[:, 1:], self.config.pad_id, a.smoothing)
-                self.optimizer.zero_grad(set_to_none=True)
-                loss.backward()
-                self.optimizer.step()
+                loss = train_step(
+                    self.ddp, self.optimizer, src, tgt, lr, self.config.pad_id, a.smoothing, amp
+                )
                 n_tokens = int((tgt[:, 1:] != self.config.pad_id).sum()) * self.world
                 dt = time.time() - t0
                 p.step, p.batch_in_epoch = p.step + 1, b + 1
@@ -316,7 +348,8 @@ class Trainer:
                     result = self.evaluate()
                     self.log(
                         f"step {p.step}: valid loss {result['valid_loss']:.3f}, "
-                        f"greedy BLEU {result['valid_bleu_greedy']:.2f} | {result['sample'][0]}"
+                        f"greedy BLEU {result['valid_bleu_greedy']:.2f}, {health.one_line(result)} | "
+                        f"{result['sample'][0]}"
                     )
                     self.log_json(
                         {"step": p.step, "tokens": p.tokens, "seconds": round(p.seconds, 1), **result}

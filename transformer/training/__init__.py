@@ -1,0 +1,1 @@
+"""Training-side helpers: health measurements and tasks with known answers."""
