@@ -32,7 +32,7 @@ from transformer import data, pretrained
 from transformer.config import TransformerConfig
 from transformer.decoding import greedy_decode_batch
 from transformer.device import select_device
-from transformer.model import Transformer
+from transformer.model import RESIDUAL_INIT_GAIN, Transformer
 from transformer.training import health
 
 
@@ -106,6 +106,12 @@ def parse_args(argv=None) -> argparse.Namespace:
     # d_model=128 the plain formula peaks at 1.4e-3, where post-LayerNorm runs stalled in a probe.
     p.add_argument("--warmup", type=int, default=800)
     p.add_argument("--lr-scale", type=float, default=0.2)
+    p.add_argument(
+        "--init-gain",
+        type=float,
+        default=RESIDUAL_INIT_GAIN,
+        help="Xavier gain of W^V, W^O, W_1, W_2 at initialisation (1.0: plain Xavier; see model.py)",
+    )
     p.add_argument("--smoothing", type=float, default=0.1)
     p.add_argument("--lexicon-share", type=float, default=0.5)
     p.add_argument("--steps", type=int, default=0, help="stop after this many steps (0: no limit)")
@@ -155,7 +161,10 @@ class Trainer:
         self.tokenizer = Tokenizer.load(args.spm)
         tok = self.tokenizer
         self.config = self._config(tok.vocab_size)
-        self.model = Transformer(self.config).to(self.device)
+        self.model = Transformer(self.config)
+        if not args.init and not args.resume:
+            self.model.reset_parameters(args.init_gain)
+        self.model = self.model.to(self.device)
         if args.init:
             pretrained.load_weights(self.model, Path(args.init) / pretrained.WEIGHTS_FILE)
         self.ddp = torch.nn.parallel.DistributedDataParallel(self.model) if self.world > 1 else self.model
