@@ -187,3 +187,25 @@ def test_ablating_heads_zeroes_exactly_those_heads(tiny_model):
                 if (stack, kind, layer, head) not in chosen:
                     assert zs[head].abs().sum() > 0
     assert not torch.equal(cut.get("generator.hook_logits"), base.get("generator.hook_logits"))
+
+
+def test_broadness_grid_and_most_focused_head(tiny_model):
+    """A head made to look at one key is found as the most focused, and uniform heads are named."""
+    from transformer.analysis.heads import broadness_grid, most_focused, uniform_heads
+    from transformer.trace import run_trace
+
+    src, tgt = [5, 6, 7, 8, 3], [2, 9, 10]
+    name = "decoder.layers.1.cross_attn.hook_pattern"
+
+    def focus_head_1(pattern):  # head 1 of layer 2 puts all its weight on key 2; head 0 uniform
+        out = torch.zeros_like(pattern)
+        out[:, 0] = 1.0 / pattern.size(-1)
+        out[:, 1, :, 2] = 1.0
+        return out
+
+    trace = run_trace(tiny_model, src, tgt, list("abcde"), list("xyz"), edits={name: focus_head_1})
+    grid = broadness_grid(trace, "decoder", "cross")  # (L, H)
+    assert grid.shape == (2, 2)
+    assert abs(float(grid[1, 0]) - 1.0) < 1e-6 and float(grid[1, 1]) < 1e-6
+    assert most_focused(trace, "decoder", "cross") == (1, 1)
+    assert uniform_heads(grid[1]) == [0]

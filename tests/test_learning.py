@@ -123,3 +123,29 @@ def test_words_and_lexicon_links():
     # "the" links to both "die" and "der": ambiguous, left out
     assert sorted(links) == [(1, 1), (2, 2)]
     assert health.linked_pairs(["cats", "cats"], ["katzen"], lexicon) == []  # repeated word: ambiguous
+
+
+def test_initialisation_keeps_source_positions_apart():
+    """Six post-LN layers with plain Xavier weights map every source position to nearly the same
+    vector before any training (the collapse the shipped model never left); the residual-branch
+    gain of 0.5 keeps the positions apart. Measured on random sentences at the shipped width."""
+    import torch.nn.functional as F
+
+    from transformer import Transformer, TransformerConfig, hooks
+
+    config = TransformerConfig(vocab_size=500, d_model=128, d_ff=512, n_layers=6, n_heads=8)
+    src = torch.randint(4, 500, (8, 20), generator=torch.Generator().manual_seed(0))
+
+    def output_cosine(gain: float) -> float:
+        torch.manual_seed(0)
+        model = Transformer(config)
+        model.reset_parameters(gain)
+        with torch.no_grad(), hooks.record() as store:
+            model.eval().encode(src)
+        unit = F.normalize(store["encoder.layers.5.hook_norm2"], dim=-1)  # (B, S, D)
+        cos = unit @ unit.transpose(1, 2)  # (B, S, S)
+        off_diagonal = ~torch.eye(20, dtype=torch.bool)
+        return float(cos[:, off_diagonal].mean())
+
+    assert output_cosine(1.0) > 0.8
+    assert output_cosine(0.5) < 0.5

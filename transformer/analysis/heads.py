@@ -316,3 +316,34 @@ def unmatched(pieces: list[str], matched: list[int]) -> list[str]:
     """The pieces whose positions are not in `matched` (what a difference map has to leave out)."""
     taken = set(matched)
     return [piece for i, piece in enumerate(pieces) if i not in taken]
+
+
+# A head whose rows have ≥ 95% of the largest possible entropy spreads its weight (nearly) evenly:
+# its picture shows no structure, and the app says so instead of letting it pass for an alignment.
+NEAR_UNIFORM = 0.95
+
+
+def broadness_grid(trace: Trace, stack: str, kind: str) -> torch.Tensor:
+    """Mean broadness (entropy ÷ ln of the keys allowed) of every head: (L, H); 1 = uniform."""
+    layers = []
+    for layer in range(trace.config.n_layers):
+        mask_name = trace.attn_name(stack, kind, layer, "mask")
+        allowed = trace.get(mask_name)[0] if mask_name in trace.tensors else None  # (T_q, T_k)
+        stats = mean_statistics(
+            trace.attention(stack, kind, layer), trace.query_pieces(stack), trace.key_pieces(stack, kind),
+            allowed, positional=False,
+        )  # fmt: skip
+        layers.append(stats["broadness"])
+    return torch.stack(layers).float()  # (L, H)
+
+
+def most_focused(trace: Trace, stack: str, kind: str) -> tuple[int, int]:
+    """(layer, head), 0-based, of the head with the lowest mean broadness for this sentence."""
+    grid = torch.nan_to_num(broadness_grid(trace, stack, kind), nan=2.0)  # (L, H)
+    flat = int(grid.argmin())
+    return flat // grid.size(1), flat % grid.size(1)
+
+
+def uniform_heads(broadness: torch.Tensor, threshold: float = NEAR_UNIFORM) -> list[int]:
+    """Indices (0-based) of the heads of one layer whose broadness is above `threshold`."""
+    return [h for h, b in enumerate(broadness.tolist()) if b == b and b > threshold]
