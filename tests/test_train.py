@@ -239,3 +239,30 @@ def test_export_refuses_a_snapshot_of_another_model(corpus, tmp_path):
     save_file(stranger, str(out / "snapshots" / "step_0000009.safetensors"))
     with pytest.raises(ValueError, match="step_0000009"):
         train.export(out, tmp_path / "avg", keep=2)
+
+
+def test_sigterm_stops_cleanly_with_a_checkpoint(corpus, tmp_path):
+    """A run told to stop (SIGTERM, as when a session ends) saves where it was, and resumes there."""
+    import os
+    import signal
+    import subprocess
+    import sys
+    import time
+
+    out = tmp_path / "run"
+    argv = trainer_args(corpus, out, "--steps", "100000", "--threads", "1")
+    root = Path(__file__).resolve().parents[1]
+    env = {**os.environ, "PYTHONPATH": str(root)}
+    proc = subprocess.Popen([sys.executable, "-m", "transformer.train", *argv], cwd=root, env=env,
+                            stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)  # fmt: skip
+    log = out / "log.jsonl"
+    deadline = time.time() + 120
+    while not (log.is_file() and log.read_text().strip()) and time.time() < deadline:
+        time.sleep(0.2)  # the first record is written at step 50
+    proc.send_signal(signal.SIGTERM)
+    output, _ = proc.communicate(timeout=120)
+    assert proc.returncode == 0, output
+    assert "signal" in output and "stopped at step" in output
+    state = torch.load(out / "checkpoint.pt", weights_only=True)
+    assert 50 <= state["progress"]["step"] < 100000
+    assert list((out / "snapshots").glob("step_*.safetensors"))

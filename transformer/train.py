@@ -18,6 +18,8 @@ import argparse
 import json
 import math
 import os
+import signal
+import threading
 import time
 from dataclasses import dataclass
 from pathlib import Path
@@ -170,6 +172,7 @@ class Trainer:
         self.ddp = torch.nn.parallel.DistributedDataParallel(self.model) if self.world > 1 else self.model
         self.optimizer = make_optimizer(self.model)
         self.progress = Progress()
+        self.stop_requested = False  # set by SIGTERM/SIGINT: stop after this step, checkpoint saved
         self._load_data()
         if args.resume:
             self._load_checkpoint()
@@ -262,10 +265,15 @@ class Trainer:
         for old in sorted(snaps.glob("step_*.safetensors"))[: -self.args.keep_snapshots]:
             old.unlink()
 
+    def _request_stop(self, signum, frame) -> None:
+        self.log(f"signal {signum}: stopping after this step (checkpoint and snapshot follow)")
+        self.stop_requested = True
+
     def _should_stop(self, deadline: float) -> bool:
         """Whether to stop now. Under DDP every rank must agree: clocks differ, and a rank that
         stopped alone would leave the others waiting forever in the next gradient all-reduce."""
         stop = bool(self.args.steps and self.progress.step >= self.args.steps) or time.time() > deadline
+        stop = stop or self.stop_requested
         if self.world > 1:
             flag = torch.tensor([float(stop)], device=self.device)
             dist.all_reduce(flag, op=dist.ReduceOp.MAX)
@@ -313,6 +321,9 @@ class Trainer:
             self.config.save(self.out / "config.json")
             Path(self.out / "spm.model").write_bytes(Path(a.spm).read_bytes())
         deadline = time.time() + a.minutes * 60 if a.minutes else math.inf
+        if threading.current_thread() is threading.main_thread():
+            for sig in (signal.SIGTERM, signal.SIGINT):
+                signal.signal(sig, self._request_stop)
         last_snapshot = time.time()
         self.model.train()
         bar = tqdm(disable=self.rank != 0, initial=p.step, unit="step", dynamic_ncols=True)
