@@ -8,18 +8,24 @@ PORT ?= 8501
 
 .PHONY: run test lint format data tokenizer train export bench browser-deps clean
 
+# The first install is quiet but long: say what it is doing, then show pip's own messages only on error.
 $(STAMP): requirements.txt
+	@echo "Creating $(VENV) and installing requirements.txt (PyTorch CPU, Streamlit, Plotly...)."
+	@echo "The first time this takes about 2 minutes and 1.5 GB of disk; later runs skip it."
 	$(PYTHON) -m venv $(VENV)
 	$(PY) -m pip install --quiet --upgrade pip
 	$(PY) -m pip install --quiet -r requirements.txt
+	@echo "Installed."
 	touch $@
 
 $(DEV_STAMP): $(STAMP) requirements-dev.txt
+	@echo "Installing the development tools of requirements-dev.txt (pytest, ruff, Playwright)..."
 	$(PY) -m pip install --quiet -r requirements-dev.txt
 	touch $@
 
 run: $(STAMP)  ## start the app on the shipped model
-	$(PY) -m streamlit run Home.py --server.port $(PORT) --server.headless true --browser.gatherUsageStats false
+	@echo "Attention Atlas: open http://localhost:$(PORT) (Ctrl+C stops it)."
+	$(PY) -m streamlit run app.py --server.port $(PORT) --server.headless true --browser.gatherUsageStats false
 
 browser-deps:  ## Debian's Chromium for the real-browser tests (Playwright drives it, never downloads one)
 	@command -v chromium >/dev/null 2>&1 || { \

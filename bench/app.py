@@ -7,7 +7,7 @@ artifacts/bench_app.json:
   page after its head slider moves (the trace is cached; only figures are rebuilt);
 - rerun after a new sentence: the same page with a sentence it has never seen (trace + greedy and
   beam translation), and the home page likewise (translation only);
-- cold start: `streamlit run Home.py` started to the first figure drawn in headless Chromium,
+- cold start: `streamlit run app.py` started to the first figure drawn in headless Chromium,
   for the home page (Figure 1, drawn from config.json while PyTorch loads) and for the first page
   whose figure shows the model's numbers, each with its own fresh server and browser context
   (median of three starts), with the times the title appeared and the page's script finished (on
@@ -305,7 +305,7 @@ def main() -> int:
     results["new_sentence_attention"] = _attempt(
         lambda: bench_new_sentence(attention_page(pages).script, NEW_SENTENCES[:4])
     )
-    results["new_sentence_home"] = _attempt(bench_new_sentence, "Home.py", NEW_SENTENCES[4:])
+    results["new_sentence_home"] = _attempt(bench_new_sentence, pages[0].script, NEW_SENTENCES[4:])
     results["payload"] = {p.script: _attempt(bench_payload, p) for p in pages}
     results["server"] = _attempt(bench_server, pages, args.sessions, args.cold_runs)
     results["load_average_after"] = os.getloadavg()

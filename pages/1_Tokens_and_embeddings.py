@@ -9,6 +9,7 @@ from ui import model as model_io
 from ui.layout import page, require_sentence, show_figure
 from viz import embeddings as viz_embed
 from viz.labels import WORD_START, token_labels
+from viz.palette import diverging_note
 
 p = page("Tokens & embeddings", icon="🔤")
 require_sentence(p)
@@ -49,7 +50,8 @@ show_figure(
     viz_embed.embedding_heatmap(trace.get("src_embed.hook_embed"), labels,
                                 "Raw embedding rows E[x]: one row per token", p.colors["diverging"]),
     key="embed_rows",
-    caption="Rows = tokens of your sentence, columns = the d_model dimensions. Hover for exact values.",
+    caption="Rows = tokens of your sentence, columns = the d_model dimensions; "
+    f"{diverging_note(p.colors)}. Hover for exact values.",
 )
 
 st.header("3 · Scaling by √d_model")
@@ -90,5 +92,6 @@ show_figure(
     viz_embed.similarity_heatmap(analysis.cosine_similarity(vectors), labels,
                                  f"Cosine similarity of {which.split(' (')[0]}", p.colors["diverging"]),
     key="embed_similarity",
-    caption="Scaling does not change a cosine: E[x] and E[x]·√d_model give the same picture.",
+    caption=f"{diverging_note(p.colors).capitalize()}. Scaling does not change a cosine: E[x] and "
+    "E[x]·√d_model give the same picture.",
 )

@@ -12,6 +12,7 @@ from ui.layout import attention_picker, page, require_sentence, show_figure
 from viz import positional as viz_pos
 from viz.heatmap import attention_heatmap
 from viz.labels import token_labels
+from viz.palette import diverging_note
 
 p = page("Positional encoding", icon="〰️")
 require_sentence(p)
@@ -43,7 +44,8 @@ show_figure(
     viz_pos.pe_heatmap(table[:n_show], colorscale=p.colors["diverging"]),
     key="pe_matrix",
     caption=f"Your sentence has {n_src} tokens, so the encoder adds rows 0 to {n_src - 1}. Left (low "
-    "dimensions): fast waves; right (high dimensions): slow waves that barely change over a sentence.",
+    "dimensions): fast waves; right (high dimensions): slow waves that barely change over a sentence. "
+    f"{diverging_note(p.colors).capitalize()}.",
 )
 
 st.header("2 · One dimension at a time")
@@ -91,7 +93,7 @@ cols = st.columns([2, 3])
 with cols[0]:
     corner = st.toggle("Show the whole matrix", value=False, key="pe_whole_matrix")
     show_figure(viz_pos.shift_matrix_heatmap(check.matrix, k, None if corner else 16, p.colors["diverging"]),
-                key="pe_shift_matrix")
+                key="pe_shift_matrix", caption=f"{diverging_note(p.colors).capitalize()}.")
 with cols[1]:
     st.metric(f"largest |M_k·PE(pos) − PE(pos+k)| over {check.actual.shape[0]} positions × "
               f"{cfg.d_model} dims", f"{check.max_error:.2e}")

@@ -8,6 +8,7 @@ from ui import model as model_io
 from ui.layout import attention_picker, page, require_sentence, show_figure
 from viz import steps as viz_steps
 from viz.labels import plain, token_labels
+from viz.palette import diverging_note
 
 p = page("Scaled dot-product attention, step by step", icon="🧮")
 require_sentence(p)
@@ -76,7 +77,8 @@ step(
     f"matrices into d_k = {cfg.d_k} numbers. Queries come from {source}; keys and values come from "
     f"{kv_source}.",
     ["q", "k", "v"],
-    "Rows = tokens, columns = the head's d_k dimensions. Hover for exact values.",
+    f"Rows = tokens, columns = the head's d_k dimensions. Hover for exact values. Colours here, in the "
+    f"score matrices and in Z below: {diverging_note(p.colors)}.",
 )
 step(
     "2 · Scores: every query against every key",

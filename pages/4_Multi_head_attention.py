@@ -9,6 +9,7 @@ from ui import model as model_io
 from ui.layout import attention_picker, page, require_sentence, show_figure
 from viz import multihead
 from viz.labels import plain, token_labels
+from viz.palette import diverging_note
 
 p = page("Multi-head attention", icon="🎛️")
 require_sentence(p)
@@ -138,6 +139,8 @@ show_figure(
         colorscale=p.colors["diverging"],
     ),
     key="mh_concat",
-    caption=f"Black lines separate the heads' blocks. Real values from this sentence; blue = negative, "
-    f"red = positive (default palette). {numbering}",
+    caption=f"Black lines separate the heads' blocks. Real values from this sentence: "
+    f"{diverging_note(p.colors)}. Concat and output share one colour scale (the colourbar on the right), "
+    "so their colours compare; W^O holds weights, on a much smaller scale, and has its own colourbar under "
+    f"its panel. {numbering}",
 )

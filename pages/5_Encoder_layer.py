@@ -10,6 +10,7 @@ from ui import state
 from ui.layout import page, require_sentence, show_figure
 from viz import layers as layer_viz
 from viz.labels import token_labels
+from viz.palette import diverging_note
 
 p = page("Encoder layer", icon="🧱")
 require_sentence(p)
@@ -56,7 +57,7 @@ stages = [
 st.header(f"Layer {shown} of {p.n_layers}, stage by stage")
 st.caption(
     f"Layers are numbered {sel.numbering}. Each heatmap row is one token's vector; columns are its "
-    f"{cfg.d_model} dimensions. Hover for exact values."
+    f"{cfg.d_model} dimensions; {diverging_note(p.colors)}. Hover for exact values."
 )
 stage_names = [name for name, _ in stages]
 picked = st.radio("Stage", stage_names, index=len(stage_names) - 1, horizontal=True, key="enc_stage")

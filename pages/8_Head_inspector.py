@@ -13,6 +13,7 @@ from ui.predict import predict_then_reveal
 from viz import inspector as viz_inspector
 from viz.heatmap import attention_heatmap
 from viz.labels import token_labels
+from viz.palette import diverging_note
 
 p = page("Head inspector", icon="🧭")
 require_sentence(p)
@@ -49,16 +50,17 @@ with tab_stats:
     stats = inspector.statistics(p.lm.model_id, sentences)
     roles = stats.roles(attention)
     values = stats.mean(attention, statistic)
+    scale = inspector.map_scale(stats, attention, statistic, values)
     show_figure(
         viz_inspector.head_map(
             values, f"{statistic} of every head · {inspector.ATTENTION_LABELS[attention]} attention · "
                     f"{len(stats.sentences)} sentences",
             offset=off, roles=[[r.label for r in row] for row in roles], colorscale=p.colors["sequential"],
-            selected=(sel.layer, sel.head), numbering=sel.numbering),
+            selected=(sel.layer, sel.head), numbering=sel.numbering, zmin=scale.zmin, zmax=scale.zmax),
         key="hi_map",
         caption=f"Rows = layers, columns = heads; the framed cell is the selected head. "
-                f"{heads.STATISTICS[statistic]}. Blank cells: the statistic is undefined for this "
-                "attention. Hover for each head's role.",
+                f"{heads.STATISTICS[statistic]}. {scale.note} Blank cells: the statistic is undefined for "
+                "this attention. Hover for each head's role.",
     )
     picked = roles[sel.layer][sel.head]
     st.markdown(f"**Role of the selected head:** {picked.label} ({picked.reason}).")
@@ -158,8 +160,9 @@ with tab_compare:
             show_figure(viz_inspector.difference_map(diff, labels, f"A − B on matched tokens · {what}",
                                                      p.colors["diverging"]),
                         key="hi_difference",
-                        caption="Labels are 'position in A|position in B:piece'. Positive (A attends more) "
-                                "and negative (B attends more) use opposite colours.")
+                        caption="Labels are 'position in A|position in B:piece'. "
+                                f"{diverging_note(p.colors).capitalize()}: positive where A attends more, "
+                                "negative where B attends more.")
             only_a = heads.unmatched(trace_a.src_pieces, [i for i, _ in pairs])
             only_b = heads.unmatched(trace_b.src_pieces, [j for _, j in pairs])
             st.caption("Tokens only in A / only in B (left out of the difference map):")

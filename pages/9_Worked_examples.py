@@ -11,7 +11,7 @@ from transformer.analysis import worked
 from ui.layout import page, show_figure
 from viz import worked as viz_worked
 
-p = page("Worked examples", icon="🧮")
+p = page("Worked examples", icon="✏️")
 st.markdown(
     "Small examples you can follow with pen and paper. The numbers are not typed in by hand: each one is "
     "computed by the same code the model runs, so the page doubles as a check that the code does what "

@@ -1,8 +1,8 @@
 """Helpers for the real-server tests and benchmarks (not a test module).
 
-- `discover_pages()`: the app's pages as Streamlit names them (Home.py, then pages/*.py in order), so
-  the tests follow whatever pages exist instead of a hard-coded list.
-- `streamlit_server()`: `streamlit run Home.py` on a free loopback port, waited for until healthy,
+- `navigation()`, `discover_pages()`: the app's pages as app.py's `st.navigation` lists them (the
+  home page first), so the tests follow whatever pages the sidebar offers instead of a hard-coded list.
+- `streamlit_server()`: `streamlit run app.py` on a free loopback port, waited for until healthy,
   always terminated (its whole process group) when the block ends.
 - `chromium()`: Debian's Chromium driven by Playwright (never a downloaded browser).
 - `wait_idle()`, `type_sentence()`: wait for a Streamlit rerun to finish; type into the sentence box.
@@ -10,6 +10,7 @@
 
 from __future__ import annotations
 
+import ast
 import contextlib
 import os
 import re
@@ -26,6 +27,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
+APP = "app.py"  # the entry point: `streamlit run app.py`
 CHROMIUM = "/usr/bin/chromium"
 CHROMIUM_ARGS = [
     "--no-sandbox",
@@ -43,7 +45,6 @@ FIGURE = '.js-plotly-plot, [data-testid="stPlotlyChart"], [data-testid="stVegaLi
 DRAWN = '.js-plotly-plot .main-svg, [data-testid="stVegaLiteChart"] svg.marks'
 EXCEPTION = '[data-testid="stException"]'
 APP_IDLE = '[data-testid="stApp"][data-test-script-state="notRunning"]'
-PAGE_FILENAME = re.compile(r"([0-9]*)[_ -]*(.*)\.py")
 # What a page's source contains when it draws a figure (directly or through ui's helper): Plotly, or
 # Vega-Lite for the home page's Figure 1.
 FIGURE_CALLS = ("show_figure(", "plotly_chart(", "show_figures(", "figure_with_exports(", "vega_lite_chart(")
@@ -58,10 +59,16 @@ CAP_SENTENCE = (
 
 @dataclass(frozen=True)
 class AppPage:
-    """One page of the app: its script (relative to the repo root) and its URL path."""
+    """One page of the app: the script AppTest runs for it, its page file and its URL path.
 
-    script: str
+    The home page runs through app.py (its links to other pages only resolve under the app's
+    navigation); every other page runs its own file.
+    """
+
+    script: str  # relative to the repo root
     url_path: str  # "" for the home page
+    file: str  # the page's own file, as app.py names it
+    title: str = ""
 
     @property
     def name(self) -> str:
@@ -69,13 +76,13 @@ class AppPage:
 
     @property
     def source(self) -> str:
-        return (ROOT / self.script).read_text(encoding="utf-8")
+        return (ROOT / self.file).read_text(encoding="utf-8")
 
     @property
     def draws_figure(self) -> bool:
         """Whether the page's own source draws a figure (else: it must at least show its title)."""
         text = self.source
-        if self.script == "Home.py":  # the home page delegates to ui/home.py
+        if not self.url_path:  # the home page delegates to ui/home.py
             text += (ROOT / "ui" / "home.py").read_text(encoding="utf-8")
         return any(call in text for call in FIGURE_CALLS)
 
@@ -89,24 +96,27 @@ def figure_elements(at) -> list:
     return [*at.get("plotly_chart"), *at.get("vega_lite_chart")]
 
 
-def _page_sort_key(path: Path) -> tuple[float, str]:
-    number, label = PAGE_FILENAME.findall(path.name)[0]
-    return (float(number) if number else float("inf"), label.lower())
+def navigation() -> dict[str, list[tuple[str, str, str, str]]]:
+    """app.py's `SECTIONS`: section -> [(page file, title, icon, URL path)], read from its source.
 
-
-def _url_path(path: Path) -> str:
-    """Streamlit's URL path for a pages/ file: number prefix dropped, spaces as underscores."""
-    number, label = PAGE_FILENAME.findall(path.name)[0]
-    name = re.sub(r"[_ ]+", "_", label).strip() or number
-    return re.sub(r"^[^\w]+_?", "", name)  # a leading emoji is the page's icon, not its name
+    Parsed, not imported: importing app.py would run the app.
+    """
+    tree = ast.parse((ROOT / APP).read_text(encoding="utf-8"))
+    for node in tree.body:
+        targets = node.targets if isinstance(node, ast.Assign) else [getattr(node, "target", None)]
+        if any(isinstance(t, ast.Name) and t.id == "SECTIONS" for t in targets):
+            return ast.literal_eval(node.value)
+    raise RuntimeError(f"{APP} defines no SECTIONS")
 
 
 def discover_pages() -> list[AppPage]:
-    """Home.py and every pages/*.py that exists right now, in Streamlit's order."""
-    pages = [AppPage("Home.py", "")]
-    scripts = sorted((ROOT / "pages").glob("*.py"), key=_page_sort_key)
-    pages += [AppPage(f"pages/{p.name}", _url_path(p)) for p in scripts if not p.name.startswith("_")]
-    return pages
+    """Every page of the sidebar, in its order: the home page (run through app.py) first."""
+    pages = [
+        AppPage(APP if not url else file, url, file, title)
+        for entries in navigation().values()
+        for file, title, _icon, url in entries
+    ]
+    return sorted(pages, key=lambda p: p.url_path != "")  # stable: only moves the home page first
 
 
 def free_port() -> int:
@@ -156,7 +166,7 @@ def _stop(process: subprocess.Popen) -> None:
 
 @contextlib.contextmanager
 def streamlit_server(model_dir: str | Path | None = None, start_timeout: float = 180.0) -> Iterator[Server]:
-    """Run `streamlit run Home.py` on a free loopback port; yield it once /_stcore/health says ok."""
+    """Run `streamlit run app.py` on a free loopback port; yield it once /_stcore/health says ok."""
     port = free_port()
     env = dict(os.environ)
     env.pop("ATLAS_MODEL_DIR", None)
@@ -168,7 +178,7 @@ def streamlit_server(model_dir: str | Path | None = None, start_timeout: float =
         "-m",
         "streamlit",
         "run",
-        "Home.py",
+        APP,
         "--server.headless",
         "true",
         "--server.port",

@@ -149,21 +149,21 @@ def assert_one_clear_error(at: AppTest, names: tuple[str, ...], what: str) -> No
 def test_shipped_directory_loads(monkeypatch):
     """The control case: the same procedure on an undamaged copy gives no error at all."""
     monkeypatch.setenv("ATLAS_MODEL_DIR", str(SHIPPED))
-    at = run_app("Home.py")
+    at = run_app("app.py")
     assert not at.exception and not at.error, [e.value for e in at.error]
 
 
 def test_env_var_reaches_the_app(model_dir):
     """Guards the mechanism: the fresh ui.model really reads the damaged copy, not pretrained/."""
     (model_dir / CONFIG).unlink()
-    at = run_app("Home.py")
+    at = run_app("app.py")
     assert str(model_dir) in at.error[0].value, [e.value for e in at.error]
 
 
 def test_missing_model_card_is_named_on_the_home_page(model_dir):
     """The card is documentation, not needed to run: the home page works and says how to restore it."""
     (model_dir / "MODEL_CARD.md").unlink()
-    at = run_app("Home.py")
+    at = run_app("app.py")
     assert not at.exception and not at.error, [e.value for e in at.error]
     assert at.text, "no translation shown"
     note = at.expander[0].markdown[0].value
@@ -173,7 +173,7 @@ def test_missing_model_card_is_named_on_the_home_page(model_dir):
 @pytest.mark.parametrize(("case", "damage", "names"), CASES, ids=[c[0] for c in CASES])
 def test_home_page_names_the_broken_file(model_dir, case, damage, names):
     damage(model_dir)
-    at = run_app("Home.py")
+    at = run_app("app.py")
     assert_one_clear_error(at, names, case)
 
 

@@ -1,4 +1,4 @@
-"""The app in a real browser: `streamlit run Home.py` driven by headless Debian Chromium.
+"""The app in a real browser: `streamlit run app.py` driven by headless Debian Chromium.
 
 What AppTest cannot see: that every page actually renders in a browser (its Plotly figure drawn,
 no exception box, no traceback), that a shared link restores the sentence and the layer/head,
@@ -73,9 +73,9 @@ def assert_clean(tab, what: str) -> None:
 
 
 def test_pages_were_discovered():
-    scripts = [p.script for p in PAGES]
-    assert scripts[0] == "Home.py"
-    assert len(set(p.url_path for p in PAGES)) == len(PAGES), f"two pages share a URL: {scripts}"
+    files = [p.file for p in PAGES]
+    assert (files[0], PAGES[0].script, PAGES[0].url_path) == ("pages/home.py", "app.py", "")
+    assert len(set(p.url_path for p in PAGES)) == len(PAGES), f"two pages share a URL: {files}"
 
 
 @pytest.mark.parametrize("app_page", PAGES, ids=[p.name for p in PAGES])
@@ -151,13 +151,49 @@ def test_sentence_kept_between_pages(server, tab):
     assert_clean(tab, f"{target.script} after navigation")
 
 
+def test_sidebar_has_home_and_the_sections_and_no_deploy_button(server, tab):
+    """The navigation of app.py as a reader sees it; `.streamlit/config.toml` hides the Deploy button."""
+    tab.goto(server.url, wait_until="domcontentloaded")
+    wait_idle(tab, TIMEOUT_MS)
+    nav = tab.locator('[data-testid="stSidebarNav"]')
+    nav.wait_for(state="visible", timeout=TIMEOUT_MS)
+    text = nav.inner_text()
+    for label in ("Home", "Inputs", "Attention", "The layers", "Generation", "Classroom", "Head inspector"):
+        assert label in text, f"{label!r} not in the sidebar:\n{text}"
+    assert text.index("Home") < text.index("Inputs") < text.index("Classroom")
+    links = nav.locator("a")
+    assert links.count() == len(PAGES)
+    assert tab.locator('[data-testid="stAppDeployButton"]').count() == 0
+    assert_clean(tab, "home page sidebar")
+
+
+def test_first_visit_on_a_fresh_server_through_a_deep_link(tab):
+    """The first session of a new server, opened on a shared link, gets app.py's sidebar and page.
+
+    (Streamlit runs it the legacy `pages/` way until a session has called st.navigation: see
+    `ui.frame._leave_legacy_pages_mode`.) The module's server has served other sessions: start anew.
+    """
+    target = next(p for p in PAGES if p.url_path == "Head_inspector")
+    with streamlit_server() as fresh:
+        tab.goto(page_url(fresh, target, "s=Hello%20world."), wait_until="domcontentloaded")
+        wait_idle(tab, TIMEOUT_MS)
+        title = tab.locator("h1").first
+        title.wait_for(state="visible", timeout=TIMEOUT_MS)
+        assert title.inner_text().strip() == "Head inspector"
+        nav = tab.locator('[data-testid="stSidebarNav"]').inner_text()
+        assert "Attention" in nav and "Classroom" in nav and "home" not in nav, nav
+        assert tab.locator(SENTENCE_BOX).input_value() == "Hello world."
+        assert tab.url.split("?")[0].endswith("/Head_inspector")
+        assert_clean(tab, "first visit through a deep link")
+
+
 def test_figure_1_box_opens_its_page(server, tab):
     """On the home page, a click on Figure 1's "Positional Encoding" box opens that page, sentence kept."""
     from viz.architecture import figure1_parts
 
     parts = figure1_parts()
     index = next(i for i, p in enumerate(parts) if p.label == "Positional Encoding")
-    target = next(p for p in PAGES if p.script == parts[index].page)
+    target = next(p for p in PAGES if p.file == parts[index].page)
     tab.goto(f"{server.url}/?s=The%20dog%20runs.", wait_until="domcontentloaded")
     wait_idle(tab, TIMEOUT_MS)
     # the click layer: Vega-Lite's last group of rectangles, one invisible rectangle over each box

@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 import torch
-from server import CAP_SENTENCE, figure_elements
+from server import CAP_SENTENCE, discover_pages, figure_elements
 from streamlit.testing.v1 import AppTest
 
 from transformer.trace import run_trace
@@ -20,7 +20,7 @@ from ui import model as model_io
 from ui.state import DEFAULT_SENTENCE
 
 ROOT = Path(__file__).resolve().parents[1]
-PAGES = ["Home.py", *sorted(p.relative_to(ROOT).as_posix() for p in (ROOT / "pages").glob("[0-9]*.py"))]
+PAGES = [p.script for p in discover_pages()]  # app.py (the home page), then each page file
 MAX_PAYLOAD = 1_000_000  # bytes of figure specs per page (issue 6)
 
 

@@ -46,7 +46,7 @@ def test_home_page_shows_the_golden_translations_above_figure_1():
     from streamlit.testing.v1 import AppTest
 
     case = GOLDEN["sentences"][-1]
-    at = AppTest.from_file(str(ROOT / "Home.py"), default_timeout=300)
+    at = AppTest.from_file(str(ROOT / "app.py"), default_timeout=300)
     at.query_params["s"] = case["en"]
     at.run()
     assert not at.exception, [e.message for e in at.exception]

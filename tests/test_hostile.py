@@ -126,7 +126,7 @@ URLS = [
     ),
 ]
 
-FULL_PAGES = {"Home.py"}
+FULL_PAGES = {"app.py"}  # the home page
 FULL_PAGES.add(next((p.script for p in PAGES[1:] if "token" in p.script.lower()), PAGES[-1].script))
 
 

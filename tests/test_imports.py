@@ -1,11 +1,12 @@
-"""Imports run one way (STYLE.md): pages/*.py, Home.py -> ui/ -> viz/, transformer/.
+"""Imports run one way (STYLE.md): app.py, pages/*.py -> ui/ -> viz/, transformer/.
 
 Checked by parsing every module's imports with `ast` (imports inside functions count too):
-- pages and Home.py import only `ui`, `viz` (to call figure functions), `streamlit`, the standard
+- app.py imports only Streamlit (it runs before every page, the home page included);
+- pages import only `ui`, `viz` (to call figure functions), `streamlit`, the standard
   library and the pure helper functions of `transformer.analysis` / `transformer.embeddings` — never
   torch, numpy, plotly or the modules that hold or run the model (no tensor math, no figure building
   in a page);
-- `ui` never imports a page or Home.py;
+- `ui` never imports a page or app.py;
 - `viz` is pure Plotly: never Streamlit, never `ui`, never the model or anything that runs it;
 - `transformer` is pure PyTorch: never Streamlit, Plotly, `ui` or `viz`.
 """
@@ -70,7 +71,7 @@ def files(folder: str) -> list[Path]:
     return sorted(p for p in (ROOT / folder).rglob("*.py") if "__pycache__" not in p.parts)
 
 
-PAGE_FILES = [ROOT / "Home.py", *sorted((ROOT / "pages").glob("*.py"))]
+PAGE_FILES = [ROOT / "app.py", *sorted((ROOT / "pages").glob("*.py"))]
 LAYERS = {"pages": PAGE_FILES, "ui": files("ui"), "viz": files("viz"), "transformer": files("transformer")}
 
 
@@ -82,7 +83,7 @@ def test_every_layer_has_modules_and_the_parser_sees_their_imports():
     """Guards against a vacuous pass: each layer exists and the known edges are found."""
     for layer, paths in LAYERS.items():
         assert paths, f"no modules found for {layer}"
-    app_imports = {top(name) for name, _ in imports(ROOT / "Home.py")}
+    app_imports = {top(name) for name, _ in imports(ROOT / "pages" / "home.py")}
     assert {"ui", "streamlit"} <= app_imports, app_imports
     ui_imports = {top(name) for path in LAYERS["ui"] for name, _ in imports(path)}
     assert "transformer" in ui_imports and "streamlit" in ui_imports, ui_imports
@@ -105,6 +106,12 @@ def test_pages_import_only_ui_viz_streamlit_and_stdlib(path):
     assert not bad, f"{rel(path)} imports {bad}: pages go through ui/ (STYLE.md, Layers)"
 
 
+def test_app_imports_only_streamlit():
+    """app.py runs before every page: anything more it imported would delay the home page's Figure 1."""
+    names = {top(name) for name, _ in imports(ROOT / "app.py")}
+    assert names <= {"streamlit", "__future__"}, names
+
+
 @pytest.mark.parametrize("path", PAGE_FILES, ids=rel)
 def test_pages_do_no_tensor_math_and_build_no_figures(path):
     """The firmer half of the rule: a page never touches tensors, arrays, figures or the model itself."""
@@ -118,7 +125,7 @@ def test_pages_do_no_tensor_math_and_build_no_figures(path):
 
 @pytest.mark.parametrize("path", LAYERS["ui"], ids=rel)
 def test_ui_never_imports_pages_or_app(path):
-    bad = [(name, line) for name, line in imports(path) if top(name) in {"pages", "Home"}]
+    bad = [(name, line) for name, line in imports(path) if top(name) in {"pages", "app"}]
     assert not bad, f"{rel(path)} imports {bad}"
 
 
@@ -126,7 +133,7 @@ def test_ui_never_imports_pages_or_app(path):
 def test_viz_is_pure_plotly(path):
     bad = []
     for name, line in imports(path):
-        if top(name) in {"streamlit", "ui", "pages", "Home"}:
+        if top(name) in {"streamlit", "ui", "pages", "app"}:
             bad.append((name, line))
         elif any(name == m or name.startswith(m + ".") for m in MODEL_MODULES):
             bad.append((name, line))
@@ -140,13 +147,13 @@ def test_transformer_is_pure_pytorch(path):
     bad = [
         (name, line)
         for name, line in imports(path)
-        if top(name) in {"streamlit", "plotly", "ui", "viz", "pages", "Home"}
+        if top(name) in {"streamlit", "plotly", "ui", "viz", "pages", "app"}
     ]
     assert not bad, f"{rel(path)} imports {bad}: transformer/ stands on its own"
 
 
 def test_home_draws_its_map_before_the_heavy_imports():
-    """What Home.py draws before the heavy imports loads neither PyTorch nor pandas.
+    """What the home page (pages/home.py) draws before the heavy imports loads neither PyTorch nor pandas.
 
     A fresh interpreter imports those modules and builds Figure 1 from the shipped config; if one of
     them pulled in PyTorch (~1.5 s on a cold server), the page would wait for it again. (numpy, ~0.1 s,

@@ -15,9 +15,11 @@ import numpy as np
 import pytest
 import streamlit as st
 from streamlit.testing.v1 import AppTest
+from test_palette import caption_ends, hue_name
 
 from transformer import decoding
 from viz.labels import readable
+from viz.palette import PALETTES, diverging_note
 
 ROOT = Path(__file__).resolve().parents[1]
 PAGE4 = str(ROOT / "pages" / "4_Multi_head_attention.py")
@@ -100,6 +102,22 @@ def test_page4_all_heads_head_view_model_view_and_concat():
     rerun(at)
     assert_changed(before, z_of(charts(at)["mh_grid"], 3))
     assert at.query_params["layer"] == "2"
+
+
+@pytest.mark.parametrize("name", list(PALETTES))
+def test_page4_concat_caption_names_the_colours_its_figure_draws(name):
+    """The caption's words for negative and positive are the ends of the figure's own colour scale."""
+    at = open_page(PAGE4, palette=name)
+    concat = charts(at)["mh_concat"]
+    captions = [c.value for c in at.caption if "Black lines separate" in c.value]
+    assert len(captions) == 1 and diverging_note(PALETTES[name]) in captions[0], captions
+    low_word, high_word = caption_ends(captions[0])
+    for axis in ("coloraxis", "coloraxis2"):  # concat and output share the first, W^O has the second
+        scale = concat["layout"][axis]
+        ends = (hue_name(scale["colorscale"][0][1]), hue_name(scale["colorscale"][-1][1]))
+        assert ends == (low_word, high_word), (axis, ends)
+        assert scale["cmid"] == 0 and scale["cmin"] == -scale["cmax"]
+    assert [t["coloraxis"] for t in concat["data"][:3]] == ["coloraxis", "coloraxis2", "coloraxis"]
 
 
 def test_page4_isolating_a_token_draws_only_its_lines():

@@ -8,13 +8,15 @@ from __future__ import annotations
 
 import base64
 import json
+import math
 
 import numpy as np
 import pytest
 import torch
 from streamlit.testing.v1 import AppTest
 
-from transformer.analysis import worked
+from transformer.analysis import heads, worked
+from ui import inspector
 from ui.predict import SCORE_KEY, score_guess
 
 HEAD_INSPECTOR = "../pages/8_Head_inspector.py"
@@ -82,6 +84,60 @@ def test_head_inspector_renders_every_section():
     after = _figure(at, "hi_difference")["data"][0]["y"]
     assert before != after
     assert all("|" in label for label in after)  # 'position in A|position in B:piece'
+
+
+def _stats(rows_per_sentence: dict[tuple[str, str], list[int]]) -> heads.HeadStatistics:
+    """Head statistics (2 layers, 3 heads) holding only each sentence's number of query rows."""
+    counts = {
+        attention: {"entropy": torch.tensor(rows, dtype=torch.float64)[:, None, None].expand(-1, 2, 3)}
+        for attention, rows in rows_per_sentence.items()
+    }
+    return heads.HeadStatistics(["a", "b"], {}, counts)
+
+
+def test_entropy_map_runs_from_0_to_ln_of_the_longest_row():
+    stats = _stats({("encoder", "self"): [5, 9], ("decoder", "self"): [4, 12]})
+    spread = torch.tensor([[0.5, 1.0, 2.0], [0.1, 1.5, 2.1]])
+    scale = inspector.map_scale(stats, ("encoder", "self"), "entropy", spread)
+    assert (scale.zmin, scale.zmax) == (0.0, pytest.approx(math.log(9)))
+    assert "ln 9" in scale.note and "equal" not in scale.note
+
+    def top(attention, statistic):
+        return inspector.map_scale(stats, attention, statistic, spread).zmax
+
+    assert top(("decoder", "cross"), "entropy") == pytest.approx(math.log(9))  # keys: the source
+    assert top(("decoder", "self"), "entropy") == pytest.approx(math.log(12))
+    assert top(("encoder", "self"), "previous") == 1.0
+    fitted = inspector.map_scale(stats, ("encoder", "self"), "distance", spread)
+    assert (fitted.zmin, fitted.zmax) == (None, None)
+
+
+def test_identical_heads_are_called_equal():
+    stats = _stats({("encoder", "self"): [5, 9]})
+    same = torch.full((2, 3), 2.5061)
+    same[1, 2] = 2.5069  # 2.506…2.507: fitted to the values, these would span the whole colour scale
+    scale = inspector.map_scale(stats, ("encoder", "self"), "entropy", same)
+    assert scale.note.startswith("All heads equal: 2.506") and scale.zmax == pytest.approx(math.log(9))
+    same[0, 0] = float("nan")  # undefined cells do not count
+    assert "All heads equal" in inspector.map_scale(stats, ("encoder", "self"), "distance", same).note
+    same[0, 1] = 2.6
+    assert "equal" not in inspector.map_scale(stats, ("encoder", "self"), "entropy", same).note
+
+
+def test_head_map_of_identical_heads_on_the_page(monkeypatch):
+    """The page draws the entropy map on 0…ln T and says when every head has the same value."""
+    monkeypatch.setattr(
+        heads.HeadStatistics,
+        "mean",
+        lambda self, attention, name: torch.full((6, 8), 2.5064, dtype=torch.float64),
+    )
+    at = _run(HEAD_INSPECTOR)
+    head_map = _figure(at, "hi_map")["data"][0]
+    assert head_map["zmin"] == 0.0
+    n_keys = math.exp(head_map["zmax"])
+    assert n_keys == pytest.approx(round(n_keys)) and round(n_keys) >= 5  # ln T for a whole number T
+    captions = [c.value for c in at.caption if "All heads equal" in c.value]
+    assert captions and "2.506" in captions[0] and f"ln {round(n_keys)}" in captions[0]
 
 
 def test_switching_heads_off_changes_the_probabilities():

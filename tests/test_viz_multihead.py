@@ -162,6 +162,29 @@ def test_concat_figure_shows_concat_w_o_and_output():
         multihead.concat_figure(z, concat, w_o[:, :5], out, labels(3), heads(2), "t")
 
 
+def test_concat_and_output_share_one_symmetric_scale_and_one_colourbar():
+    """Concat and output are token vectors: one colour means one value in both panels. W^O (weights,
+    on a much smaller scale) has a colour axis and colourbar of its own."""
+    g = torch.Generator().manual_seed(4)
+    z = torch.randn(2, 3, 4, generator=g)
+    concat = torch.cat(list(z), dim=-1)
+    w_o = torch.randn(6, 8, generator=g) / 10
+    out = 3 * concat @ w_o.T  # larger than concat: the shared bound comes from the output
+    fig = multihead.concat_figure(z, concat, w_o, out, labels(3), heads(2), "t")
+    concat_trace, w_trace, out_trace = fig.data
+    assert concat_trace.coloraxis == out_trace.coloraxis == "coloraxis"
+    assert w_trace.coloraxis == "coloraxis2"
+    shared = fig.layout.coloraxis
+    bound = float(max(concat.abs().max(), out.abs().max()))
+    assert shared.cmid == 0.0 and shared.cmin == pytest.approx(-bound) and shared.cmax == pytest.approx(bound)
+    weights = fig.layout.coloraxis2
+    assert weights.cmid == 0.0 and weights.cmax == pytest.approx(float(w_o.abs().max())) == -weights.cmin
+    # one colourbar per colour axis, none per trace: the two vector panels show one colourbar together
+    assert all(t.showscale is None and t.zmin is None and t.colorscale is None for t in fig.data)
+    assert shared.showscale is not False and weights.showscale is not False
+    assert {a.colorbar.title.text for a in (shared, weights)} == {"Concat,<br>output", "W^O"}
+
+
 # ---- viz/layers.py -------------------------------------------------------------------------------
 
 

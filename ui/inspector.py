@@ -7,6 +7,9 @@ decoder reads BOS + the model's greedy translation, like every other page.
 
 from __future__ import annotations
 
+import math
+from dataclasses import dataclass
+
 import streamlit as st
 import torch
 
@@ -16,6 +19,18 @@ from ui import model as model_io
 
 ATTENTION_LABELS = {("encoder", "self"): "encoder self", ("decoder", "self"): "decoder self",
                     ("decoder", "cross"): "decoder cross"}
+# Statistics that are a share of one row's weight, or a ratio to the largest possible value: 0..1.
+UNIT_STATISTICS = ("broadness", "previous", "next", "self", "same_word", "delimiter")
+EQUAL_WITHIN = 1e-3  # heads whose values all lie this close together are called equal
+
+
+@dataclass(frozen=True)
+class MapScale:
+    """The head map's colour range (None: fitted to the values) and what to say about it."""
+
+    zmin: float | None
+    zmax: float | None
+    note: str
 
 
 def attention_trace(model_id: str, sentence: str) -> Trace | None:
@@ -43,6 +58,45 @@ def statistics(model_id: str, sentences: tuple[str, ...]) -> heads.HeadStatistic
     if progress is not None:
         progress.empty()
     return heads.HeadStatistics.collect(kept, per_sentence)
+
+
+def key_count(stats: heads.HeadStatistics, attention: tuple[str, str]) -> int:
+    """The most keys any query row of the set attended over.
+
+    Entropy is counted once per query row, so its count per sentence is the number of queries: the
+    source length for encoder self-attention, the target length for decoder self-attention. Keys are
+    the same tokens there; cross-attention's keys are the source, the encoder's queries.
+    """
+    rows = ("encoder", "self") if attention[1] == "cross" else attention
+    return int(stats.counts[rows]["entropy"].max())
+
+
+def map_scale(
+    stats: heads.HeadStatistics, attention: tuple[str, str], statistic: str, values: torch.Tensor
+) -> MapScale:
+    """A fixed colour range where the statistic has one, and a caption note; `values`: (L, H) means.
+
+    Fitted to the values, a map of identical heads (2.506 to 2.507) would still run from the lightest
+    colour to the darkest. Entropy is drawn from 0 (all weight on one key) to ln T, its largest value
+    for the T keys of the set's longest row; shares and broadness from 0 to 1. When every head's value
+    lies within EQUAL_WITHIN of the others, the note says so.
+    """
+    if statistic == "entropy":
+        n_keys = max(key_count(stats, attention), 2)
+        zmin, zmax = 0.0, math.log(n_keys)
+        note = (
+            f"Colours run from 0 (all weight on one key) to ln {n_keys} = {zmax:.2f} (weight spread "
+            f"evenly over {n_keys} keys, the longest row in the set)."
+        )
+    elif statistic in UNIT_STATISTICS:
+        zmin, zmax, note = 0.0, 1.0, "Colours run from 0 to 1."
+    else:
+        zmin, zmax, note = None, None, "Colours run from the smallest value on the map to the largest."
+    defined = values[~values.isnan()]
+    if defined.numel() and float(defined.max() - defined.min()) < EQUAL_WITHIN:
+        common = float(defined.mean())
+        note = f"All heads equal: {common:.3f} on every head (to within {EQUAL_WITHIN:g}). {note}"
+    return MapScale(zmin, zmax, note)
 
 
 def layer_patterns(trace: Trace, stack: str, kind: str) -> torch.Tensor:

@@ -15,7 +15,7 @@ def _check_rows(values, labels: list[str], what: str) -> np.ndarray:
     return z
 
 
-def embedding_heatmap(rows, labels: list[str], title: str, colorscale: str = "RdBu") -> go.Figure:
+def embedding_heatmap(rows, labels: list[str], title: str, colorscale: str = "RdBu_r") -> go.Figure:
     """Token vectors (T, D) as a heatmap: one row per token, one column per dimension, colour 0 = white."""
     z = _check_rows(rows, labels, "rows")
     bound = float(np.abs(z).max()) or 1.0
@@ -60,7 +60,7 @@ def scale_bars(norm_embed, norm_scaled, norm_pe, labels: list[str], sqrt_d_model
     return fig
 
 
-def similarity_heatmap(similarity, labels: list[str], title: str, colorscale: str = "RdBu") -> go.Figure:
+def similarity_heatmap(similarity, labels: list[str], title: str, colorscale: str = "RdBu_r") -> go.Figure:
     """Cosine similarity of tokens (T, T) in [−1, 1]; rows and columns are the same tokens."""
     return heatmap(
         similarity,

@@ -14,18 +14,20 @@ from viz.heatmap import QUERY_KEY_NOTE, as_array, heatmap
 
 def head_map(values, title: str, offset: int = 1, roles: list[list[str]] | None = None,
              colorscale: str = "Blues", selected: tuple[int, int] | None = None,
-             numbering: str = "1-based") -> go.Figure:
+             numbering: str = "1-based", zmin: float | None = None, zmax: float | None = None) -> go.Figure:
     """One number per head: rows = layers, columns = heads (layer 0 at the top).
 
     values: (L, H); NaN cells (statistic undefined) are left blank. `offset` is 1 for 1-based labels.
-    `roles[l][h]` is shown on hover. `selected` (0-based layer, head) gets a frame.
+    `roles[l][h]` is shown on hover. `selected` (0-based layer, head) gets a frame. `zmin`/`zmax` fix
+    the colour range (default: fitted to the values).
     """
     z = as_array(values)
     n_layers, n_heads = z.shape
     rows = [f"layer {layer + offset}" for layer in range(n_layers)]
     cols = [f"head {head + offset}" for head in range(n_heads)]
     fig = heatmap(z, rows, cols, f"{title}<br><sup>layers and heads numbered {numbering}</sup>",
-                  colorscale=colorscale, show_text=True, row_title="layer", col_title="head")
+                  colorscale=colorscale, zmin=zmin, zmax=zmax, show_text=True, row_title="layer",
+                  col_title="head")
     fig.data[0].texttemplate = "%{z:.2f}"
     fig.data[0].text = np.where(np.isnan(z), "undefined", np.char.mod("%.4f", np.nan_to_num(z)))
     if roles is not None:
@@ -60,7 +62,7 @@ def side_by_side(matrices: list, titles: list[str], query_labels: list[str], key
     return fig
 
 
-def difference_map(diff, labels: list[str], title: str, colorscale: str = "RdBu") -> go.Figure:
+def difference_map(diff, labels: list[str], title: str, colorscale: str = "RdBu_r") -> go.Figure:
     """A − B of two attention matrices on matched tokens, centred on 0."""
     z = as_array(diff)
     limit = float(np.nanmax(np.abs(z))) if z.size else 1.0

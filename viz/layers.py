@@ -26,12 +26,13 @@ from viz.multihead import as_stack, escape_text
 
 
 def activation_heatmap(
-    values, labels: list[str], title: str, colorscale: str = "RdBu", feature: str = "dimension"
+    values, labels: list[str], title: str, colorscale: str = "RdBu_r", feature: str = "dimension"
 ) -> go.Figure:
     """values: (T, D) -> heatmap with tokens as rows and feature dimensions as columns.
 
-    A diverging scale centred on 0 (blue/red = negative/positive), except for ReLU outputs, which
-    are never negative: pass a sequential `colorscale` for those.
+    A diverging scale centred on 0 (default "RdBu_r": blue = negative, red = positive; see
+    `viz.palette`), except for ReLU outputs, which are never negative: pass a sequential `colorscale`
+    for those.
     """
     z = as_array(values)
     bound = float(np.abs(z).max()) or 1.0

@@ -392,7 +392,7 @@ def concat_figure(
     labels: list[str],
     head_names: list[str],
     title: str,
-    colorscale: str = "RdBu",
+    colorscale: str = "RdBu_r",
 ) -> go.Figure:
     """Concat(head_1..head_h) (T x h·d_v), times W^O (h·d_v x d_model), gives the output (T x d_model).
 
@@ -438,22 +438,51 @@ def concat_figure(
             "token %{y}<br>dim %{x}<br>value = %{z:.4f}",
         ),
     ]
+    # Concat and output are both token vectors: one colour axis (one symmetric scale, one colourbar)
+    # makes their colours comparable. W^O holds weights, about ten times smaller than the vectors
+    # (0.2 against 2 in the shipped model): on the same scale it would be blank, so it has its own axis
+    # and colourbar, under its panel.
+    vectors = float(max(np.abs(c).max(), np.abs(o).max())) or 1.0
+    weights = float(np.abs(w).max()) or 1.0
+    colour_axes = ("coloraxis", "coloraxis2", "coloraxis")  # concat, W^O, output
     data, annotations = [], []
-    layout: dict = {}
+    layout: dict = {
+        "coloraxis": dict(
+            colorscale=colorscale,
+            cmid=0.0,
+            cmin=-vectors,
+            cmax=vectors,
+            colorbar=dict(title=dict(text="Concat,<br>output"), thickness=12, len=0.8, y=0.5),
+        ),
+        "coloraxis2": dict(
+            colorscale=colorscale,
+            cmid=0.0,
+            cmin=-weights,
+            cmax=weights,
+            colorbar=dict(
+                title=dict(text="W^O", side="right"),
+                orientation="h",
+                thickness=10,
+                x=0.5,
+                xanchor="center",
+                lenmode="pixels",  # a fraction of a narrow page would squeeze its tick labels
+                len=180,
+                nticks=5,
+                yref="container",
+                y=0.0,
+                yanchor="bottom",
+            ),
+        ),
+    }
     for i, (m, domain, y_labels, panel_title, hover) in enumerate(panels):
         suffix = "" if i == 0 else str(i + 1)
-        bound = float(np.abs(m).max()) or 1.0
         data.append(
             dict(
                 type="heatmap",
                 z=m,
                 x=concat_dims if i == 0 else list(range(m.shape[1])),
                 y=y_labels,
-                colorscale=colorscale,
-                zmid=0.0,
-                zmin=-bound,
-                zmax=bound,
-                showscale=False,
+                coloraxis=colour_axes[i],
                 xaxis=f"x{suffix}",
                 yaxis=f"y{suffix}",
                 hovertemplate=hover + "<extra></extra>",
@@ -528,8 +557,8 @@ def concat_figure(
         )
     layout.update(
         title=dict(text=title),
-        height=max(380, 16 * n_tok + 200),
-        margin=dict(l=10, r=10, t=110, b=10),
+        height=max(380, 16 * n_tok + 260),
+        margin=dict(l=10, r=10, t=110, b=70),  # room for W^O's colourbar under its panel
         shapes=shapes,
         annotations=annotations,
     )

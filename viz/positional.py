@@ -8,7 +8,7 @@ import plotly.graph_objects as go
 from viz.heatmap import as_array, attention_heatmap, heatmap
 
 
-def pe_heatmap(pe, title: str = "The positional-encoding table", colorscale: str = "RdBu") -> go.Figure:
+def pe_heatmap(pe, title: str = "The positional-encoding table", colorscale: str = "RdBu_r") -> go.Figure:
     """PE (P, D): one row per position (0 at the top), one column per dimension, values in [−1, 1]."""
     z = as_array(pe)
     fig = heatmap(
@@ -72,7 +72,7 @@ def position_similarity_heatmap(similarity, title: str = "PE(p) · PE(q) for eve
     )
 
 
-def shift_matrix_heatmap(matrix, k: int, size: int | None = None, colorscale: str = "RdBu") -> go.Figure:
+def shift_matrix_heatmap(matrix, k: int, size: int | None = None, colorscale: str = "RdBu_r") -> go.Figure:
     """M_k (D, D), or its top-left `size` × `size` corner, where the 2×2 rotation blocks are visible."""
     z = as_array(matrix)
     if size is not None:

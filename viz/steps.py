@@ -23,7 +23,7 @@ def _bound(z: np.ndarray) -> float:
     return float(np.abs(finite).max()) if finite.size and np.abs(finite).max() > 0 else 1.0
 
 
-def vectors_heatmap(values, labels: list[str], title: str, what: str, colorscale: str = "RdBu",
+def vectors_heatmap(values, labels: list[str], title: str, what: str, colorscale: str = "RdBu_r",
                     layout_style: dict | None = None) -> go.Figure:
     """One vector per token (T, d_k): rows = tokens, columns = the head's d_k dimensions."""
     z = as_array(values)
@@ -47,7 +47,7 @@ def vectors_heatmap(values, labels: list[str], title: str, what: str, colorscale
 
 
 def scores_heatmap(values, query_labels: list[str], key_labels: list[str], title: str,
-                   colorscale: str = "RdBu", hover_name: str = "score", **style) -> go.Figure:
+                   colorscale: str = "RdBu_r", hover_name: str = "score", **style) -> go.Figure:
     """A (T_q, T_k) score matrix, colour centred on 0; −∞ entries appear as gaps marked 'blocked'."""
     z = as_array(values)
     bound = _bound(z)
@@ -110,7 +110,7 @@ def _shapes(q, k, v, qk, scores, allowed, masked, pattern, z, query_labels, key_
 
 
 def step_figures(q, k, v, qk, scores, allowed, masked, pattern, z, query_labels: list[str],
-                 key_labels: list[str], sequential: str = "Blues", diverging: str = "RdBu",
+                 key_labels: list[str], sequential: str = "Blues", diverging: str = "RdBu_r",
                  highlight: int | None = None, context: str = "") -> dict[str, go.Figure]:
     """One figure per step, in order: q, k, v, qk, scores, mask, masked, pattern, z.
 

@@ -1,4 +1,8 @@
-"""Home: type a sentence, read its translation, and find your way around the architecture."""
+"""Home: type a sentence, read its translation, and find your way around the architecture.
+
+The app's default page (app.py's navigation serves it at the root URL). Its links name the other
+pages by file, relative to app.py, so it runs under app.py: `AppTest.from_file("app.py")` tests it.
+"""
 
 from __future__ import annotations
 
