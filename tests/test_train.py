@@ -266,3 +266,28 @@ def test_sigterm_stops_cleanly_with_a_checkpoint(corpus, tmp_path):
     state = torch.load(out / "checkpoint.pt", weights_only=True)
     assert 50 <= state["progress"]["step"] < 100000
     assert list((out / "snapshots").glob("step_*.safetensors"))
+
+
+def test_evaluation_logs_health_and_the_health_cli_writes_it(corpus, tmp_path):
+    """Every evaluation writes the health numbers to the run log; `transformer.training.health`
+    measures an exported model directory and writes the same summary for the app."""
+    import json
+
+    from transformer.training import health
+
+    out = tmp_path / "run"
+    run(trainer_args(corpus, out, "--steps", "4", "--eval-every", "2", "--health-sentences", "8"))
+    records = [json.loads(line) for line in (out / "log.jsonl").read_text().splitlines()]
+    evaluations = [r for r in records if "valid_loss" in r]
+    assert [r["step"] for r in evaluations] == [2, 4]
+    for r in evaluations:
+        assert len(r["encoder_position_cosine"]) == len(r["cross_entropy_ratio"]) == 2
+        assert all(0.0 < x <= 1.0 for x in r["cross_entropy_ratio"])
+        assert r["alignment_pairs"] > 0  # the corpus's lexicon links its words
+        assert 0.0 <= r["alignment_best"] <= 1.0 and r["source_kl"] >= 0.0
+
+    train.main(["--out", str(out), "--export", str(tmp_path / "model"), "--keep-snapshots", "1"])
+    target = tmp_path / "model" / "health.json"
+    summary = health.main(["--model", str(tmp_path / "model"), "--corpus", str(corpus), "--out", str(target)])
+    assert json.loads(target.read_text()) == summary
+    assert summary["split"] == "valid" and summary["health_sentences"] == 8

@@ -275,3 +275,34 @@ def _pad(rows: list[list[int]], pad_id: int, device) -> torch.Tensor:
     for i, r in enumerate(rows):
         out[i, : len(r)] = torch.tensor(r)
     return out
+
+
+def main(argv: list[str] | None = None) -> dict:
+    """Measure a model directory on a corpus split and write the summary as JSON (for the app)."""
+    import argparse
+    import json
+
+    from transformer import data, pretrained
+
+    parser = argparse.ArgumentParser(description="Training health of a model directory.")
+    parser.add_argument("--model", default="pretrained")
+    parser.add_argument("--corpus", default="data/corpus")
+    parser.add_argument("--split", default="valid")
+    parser.add_argument("--sentences", type=int, default=750)
+    parser.add_argument("--out", default="", help="write the summary here (e.g. pretrained/health.json)")
+    args = parser.parse_args(argv)
+    loaded = pretrained.load_pretrained(args.model)
+    sources, references = data.read_parallel(Path(args.corpus) / args.split)
+    lexicon = load_lexicon(Path(args.corpus) / "lexicon")
+    n = args.sentences
+    summary = measure(loaded.model, loaded.tokenizer, sources[:n], references[:n], lexicon).summary()
+    summary = {"model_id": loaded.model_id, "split": args.split, **summary}
+    print(table(summary))
+    if args.out:
+        Path(args.out).write_text(json.dumps(summary, indent=1) + "\n", encoding="utf-8")
+        print(f"wrote {args.out}")
+    return summary
+
+
+if __name__ == "__main__":
+    main()
