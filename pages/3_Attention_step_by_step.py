@@ -6,6 +6,7 @@ import streamlit as st
 
 from ui import model as model_io
 from ui.layout import attention_picker, page, require_sentence, show_figure
+from ui.uniform import uniform_note
 from viz import steps as viz_steps
 from viz.labels import plain, token_labels
 from viz.palette import diverging_note
@@ -118,6 +119,7 @@ step(
     "This is the attention pattern the other pages draw.",
     ["pattern"],
 )
+uniform_note(trace, sel.stack, sel.kind, sel.layer, head)
 step(
     "6 · Weighted sum of the values",
     r"z_i = \sum_j \alpha_{ij}\, v_j, \qquad Z = \alpha V",

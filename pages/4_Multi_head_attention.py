@@ -7,6 +7,7 @@ import streamlit as st
 
 from ui import model as model_io
 from ui.layout import attention_picker, page, require_sentence, show_figure
+from ui.uniform import uniform_note
 from viz import multihead
 from viz.labels import plain, token_labels
 from viz.palette import diverging_note
@@ -49,6 +50,7 @@ show_figure(
     caption=f"Each small matrix is one head's softmax weights: rows = queries (attending), columns = keys "
     f"(attended to); each row sums to 1. {numbering}",
 )
+uniform_note(tr, sel.stack, sel.kind, sel.layer)
 
 st.header("Head view: the paper's picture")
 st.markdown(
@@ -86,6 +88,7 @@ if chosen_heads:
         caption="Lines with weight below 0.02 are left out. Pick a query token to read exact weights: "
         f"each head then has a column of points by the keys; hover one. {numbering}",
     )
+    uniform_note(tr, sel.stack, sel.kind, sel.layer, chosen_heads)
 else:
     st.info("Choose at least one head to draw.")
 
@@ -112,6 +115,7 @@ show_figure(
     f"columns = keys (attended to). Hover for the token names and the weight in whole percent (the "
     f"exact weights of one layer are in the grid at the top). {numbering}",
 )
+uniform_note(tr, sel.stack, sel.kind, None)
 
 st.header("Concatenation and W^O")
 z = tr.get(tr.attn_name(sel.stack, sel.kind, sel.layer, "z"))  # (H, T_q, d_v)

@@ -1,5 +1,5 @@
 """The decoder and generation (paper §3.1, §3.2.3, §6.1): masked self-attention, encoder-decoder
-attention as an alignment, decoding one token at a time, and beam search."""
+attention (an alignment only where its heads are focused), decoding one token at a time, and beam search."""
 
 from __future__ import annotations
 
@@ -9,6 +9,7 @@ from transformer.analysis.decoding import step_from_trace, step_limit
 from ui import model as model_io
 from ui import state
 from ui.layout import page, require_sentence, show_figure
+from ui.uniform import uniform_note
 from viz import decoding as dec_viz
 from viz import multihead
 from viz.labels import token_labels
@@ -72,13 +73,16 @@ show_figure(
     caption=f"Grey cells are blocked (a future position). The decoder input is `<s>` followed by the model's "
     f"greedy translation. {numbering}",
 )
+uniform_note(tr, "decoder", "self", layer, head)
 
-st.header("Encoder-decoder attention: an alignment")
+st.header("Encoder-decoder attention: where the German looks in the English")
 st.markdown(
     "In the second sub-layer each German position asks the English sentence what it needs next. Read "
-    "as a matrix with German rows and English columns, the weights often look like a word alignment: a "
-    "German word attends to the English word(s) it translates. Averaging the heads gives the overall "
-    "picture; single heads are often sharper, or specialised on something else."
+    "as a matrix with German rows and English columns, the weights of a well-trained model often look "
+    "like a word alignment: a German word attends to the English word(s) it translates. Averaging the "
+    "heads gives the overall picture; single heads are often sharper, or specialised on something else. "
+    "A head that spreads its weight evenly over the source aligns nothing, and a note under the figure "
+    "says so when one does."
 )
 cross = tr.attention("decoder", "cross", layer)  # (H, T, S)
 show_figure(
@@ -92,6 +96,7 @@ show_figure(
     key="dec_cross_avg",
     caption=f"Rows = queries (German, decoder), columns = keys (English, encoder). {numbering}",
 )
+uniform_note(tr, "decoder", "cross", layer)
 with st.expander("Cross-attention head by head"):
     show_figure(
         multihead.heads_grid(
@@ -173,6 +178,7 @@ with cols[0]:
         ),
         key="dec_step_self",
     )
+    uniform_note(step_tr, "decoder", "self", layer)
 with cols[1]:
     show_figure(
         dec_viz.step_rows_heatmap(
@@ -184,6 +190,7 @@ with cols[1]:
         ),
         key="dec_step_cross",
     )
+    uniform_note(step_tr, "decoder", "cross", layer)
 show_figure(
     dec_viz.layer_rows_heatmap(
         [step.rows[("cross", i)] for i in range(p.n_layers)],
@@ -195,6 +202,7 @@ show_figure(
     key="dec_step_layers",
     caption=numbering,
 )
+uniform_note(step_tr, "decoder", "cross", None)
 
 st.header("Beam search")
 st.markdown(

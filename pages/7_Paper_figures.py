@@ -7,7 +7,8 @@ import streamlit as st
 
 from transformer.analysis.decoding import find_word, rank_heads, words
 from ui import model as model_io
-from ui.layout import page, show_figure
+from ui.layout import layer_slider, page, show_figure
+from ui.uniform import focus_default, focus_text, heads_by_focus, uniform_note
 from viz import paper
 from viz.labels import plain, token_labels
 
@@ -38,26 +39,26 @@ use_own = st.toggle("Use my sentence (from the sidebar) instead of the paper's",
 if use_own and p.src.empty:
     st.warning("The sidebar sentence is empty; showing the paper's sentences.")
     use_own = False
-off = int(sel.one_based)
-layer = (
-    st.slider(
-        f"Encoder layer ({sel.numbering}); the paper shows layer 5 of 6",
-        off,
-        p.n_layers - 1 + off,
-        paper.PAPER_LAYER + off,
-        key="paper_layer",
-    )
-    - off
-)
-head_names = [f"head {sel.show_head(h)}" for h in range(p.n_heads)]
-colors = p.colors["categorical"]
-numbering = f"Layers and heads are numbered {sel.numbering}."
-where = f"encoder self-attention, layer {sel.show_layer(layer)} of {p.n_layers}"
 
 
 def encoder_trace(sentence: str):
     """Encoder self-attention does not depend on the decoder, so no translation is needed (decoder = <s>)."""
     return model_io.trace(p.lm.model_id, p.src.text if use_own else sentence, target_ids=())
+
+
+# The page opens on the most focused head of the sentence whose heads it picks (Figures 4-5), unless
+# the URL or the reader named a layer; the paper's layer 5 stays one slider move away.
+tr4 = encoder_trace(FIGURES45)
+p, focus = focus_default(p, tr4, "encoder", "self")
+sel = p.sel
+layer = layer_slider(p, f"Encoder layer ({sel.numbering}); the paper shows layer 5 of 6", key="paper_layer")
+if focus is not None:
+    whose = "your sentence's" if use_own else "the Figures 4–5 sentence's"
+    st.caption(focus_text(sel, tr4, "encoder", "self", focus, whose=whose))
+head_names = [f"head {sel.show_head(h)}" for h in range(p.n_heads)]
+colors = p.colors["categorical"]
+numbering = f"Layers and heads are numbered {sel.numbering}."
+where = f"encoder self-attention, layer {sel.show_layer(layer)} of {p.n_layers}"
 
 
 def default_position(pieces: list[str], word: str, fallback: int = 0) -> int:
@@ -100,6 +101,7 @@ show_figure(
     key="paper_fig3_heatmap",
     caption=numbering,
 )
+uniform_note(tr3, "encoder", "self", layer)
 
 # ---- Figures 4 and 5 ----------------------------------------------------------------------------
 st.header("Figure 4: anaphora resolution")
@@ -109,7 +111,6 @@ st.markdown(
     "head. Bottom: only the lines leaving *its*, for two heads. We pick the heads of this layer that link "
     "*its* to *Law* most strongly (change them below)."
 )
-tr4 = encoder_trace(FIGURES45)
 pieces4 = tr4.src_pieces
 labels4 = token_labels(pieces4)
 weights4 = tr4.attention("encoder", "self", layer)  # (H, S, S)
@@ -143,6 +144,7 @@ show_figure(
     key="paper_fig4_top",
     caption=f"Lines of weight at least 0.05. {numbering}",
 )
+uniform_note(tr4, "encoder", "self", layer, full_head)
 its_query = its.positions[0]
 if iso_heads:
     show_figure(
@@ -158,6 +160,7 @@ if iso_heads:
         key="paper_fig4_bottom",
         caption=f"Only the lines leaving the query token at position {its_query}. {numbering}",
     )
+    uniform_note(tr4, "encoder", "self", layer, iso_heads)
 else:
     st.info("Choose at least one head for the isolated picture.")
 
@@ -167,15 +170,15 @@ st.markdown(
     "from each other, as if each had learned its own task related to the structure of the sentence "
     "(for example, looking at the next word, or at the end of the phrase). Compare any two of our heads: "
     "one that looks at neighbours draws parallel, almost horizontal lines; one that looks at a single "
-    "token draws a fan."
+    "token draws a fan. The two most focused heads of the layer are drawn first."
 )
 pair = st.multiselect(
     "Two heads to compare",
     range(p.n_heads),
-    default=[h for h in (4, 5) if h < p.n_heads],
+    default=[sel.head, *(h for h in heads_by_focus(tr4, "encoder", "self", layer) if h != sel.head)][:2],
     max_selections=2,
     format_func=lambda h: head_names[h],
-    key="paper_fig5",
+    key=f"paper_fig5_heads_{layer}",  # each layer starts from its own most focused heads
 )
 fig5_cols = st.columns(2)
 for i, h in enumerate(pair):
@@ -187,6 +190,7 @@ for i, h in enumerate(pair):
             key=f"paper_fig5_{i}",
             caption=numbering,
         )
+        uniform_note(tr4, "encoder", "self", layer, h)
 
 # ---- head finder --------------------------------------------------------------------------------
 st.header("Head finder")
@@ -242,3 +246,4 @@ show_figure(
     key="finder_best",
     caption=f"Lines leaving the query word's first piece in the strongest head. {numbering}",
 )
+uniform_note(tr_f, "encoder", "self", best.layer, best.head)

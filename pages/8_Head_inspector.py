@@ -10,6 +10,7 @@ from transformer.analysis.sentences import DEFAULT_SUBSET, SENTENCES
 from ui import inspector
 from ui.layout import attention_picker, page, require_sentence, show_figure
 from ui.predict import predict_then_reveal
+from ui.uniform import focus_default, focus_text, uniform_note
 from viz import inspector as viz_inspector
 from viz.heatmap import attention_heatmap
 from viz.labels import token_labels
@@ -22,11 +23,17 @@ st.markdown(
     "sentence tells you little about a head; looking at many tells you its habits. Choose an attention "
     "and a head below: the statistics, the typical pattern, the averages and the quiz all follow it."
 )
+# Opens on the sentence's most focused head of the chosen attention, unless the URL or the reader
+# named a layer or head.
+trace = inspector.attention_trace(p.lm.model_id, p.src.text)
+p, focus = focus_default(p, trace)
 sel = attention_picker(p)
 attention = (sel.stack, sel.kind)
 off = int(sel.one_based)
 name = f"{inspector.ATTENTION_LABELS[attention]} attention, layer {sel.show_layer()}, head {sel.show_head()}"
 st.caption(f"Selected: {name} (layers and heads numbered {sel.numbering}).")
+if focus is not None:
+    st.caption(focus_text(sel, trace, sel.stack, sel.kind, focus))
 
 tab_stats, tab_mix, tab_compare, tab_off, tab_quiz = st.tabs(
     ["Statistics and roles", "Averaging and rollout", "Compare two sentences", "Switch heads off",
@@ -94,6 +101,7 @@ with tab_stats:
                           f"Typical pattern · {name} ({sel.numbering})", colorscale=p.colors["sequential"]),
         key="hi_typical",
     )
+    uniform_note(typical, sel.stack, sel.kind, sel.layer, sel.head)
 
 with tab_mix:
     st.markdown(
@@ -103,7 +111,6 @@ with tab_mix:
         "the layers are multiplied in order. Row i of the result says how much each input token reaches "
         "position i by the end of that layer. Every row still sums to 1."
     )
-    trace = inspector.attention_trace(p.lm.model_id, p.src.text)
     stacked = inspector.layer_patterns(trace, sel.stack, sel.kind)  # (L, H, T_q, T_k)
     q_labels = token_labels(trace.query_pieces(sel.stack))
     k_labels = token_labels(trace.key_pieces(sel.stack, sel.kind))
@@ -122,6 +129,7 @@ with tab_mix:
                                    colorscale=p.colors["sequential"]),
         key="hi_rollout",
     )
+    uniform_note(trace, sel.stack, sel.kind, sel.layer, sel.head)
 
 with tab_compare:
     st.markdown(
@@ -148,9 +156,11 @@ with tab_compare:
         with cols[0]:
             show_figure(attention_heatmap(head_a, labels_a, labels_a, f"A · {what}", p.colors["sequential"]),
                         key="hi_compare_fig_a")
+            uniform_note(trace_a, "encoder", "self", sel.layer, sel.head)
         with cols[1]:
             show_figure(attention_heatmap(head_b, labels_b, labels_b, f"B · {what}", p.colors["sequential"]),
                         key="hi_compare_fig_b")
+            uniform_note(trace_b, "encoder", "self", sel.layer, sel.head)
         pairs = heads.align_pieces(trace_a.src_pieces, trace_b.src_pieces)
         if not pairs:
             st.info("The two sentences share no tokens, so there is nothing to line up.")
@@ -207,7 +217,6 @@ with tab_quiz:
         "Before looking, guess. Pick a query token of your sentence and the key you think the selected "
         "head gives the most weight to, then reveal the real weights."
     )
-    trace = inspector.attention_trace(p.lm.model_id, p.src.text)
     cat = p.colors["categorical"]
     predict_then_reveal(trace.attention(sel.stack, sel.kind, sel.layer)[sel.head],
                         token_labels(trace.query_pieces(sel.stack)),

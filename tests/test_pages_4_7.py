@@ -18,6 +18,10 @@ from streamlit.testing.v1 import AppTest
 from test_palette import caption_ends, hue_name
 
 from transformer import decoding
+from transformer.analysis import heads
+from ui import model as model_io
+from ui import uniform
+from ui.layout import PRESETS
 from viz.labels import readable
 from viz.palette import PALETTES, diverging_note
 
@@ -28,6 +32,7 @@ PAGE6 = str(ROOT / "pages" / "6_Decoder_and_generation.py")
 PAGE7 = str(ROOT / "pages" / "7_Paper_figures.py")
 TIMEOUT = 60
 SENTENCE = "The cat sat on the mat."
+FIGURES45 = PRESETS["Paper Figures 4–5 (The Law will never be perfect)"]  # page 7 picks its heads on it
 
 
 @pytest.fixture(autouse=True, scope="module")
@@ -237,7 +242,8 @@ def test_page7_paper_figures_and_head_finder():
         "finder_best",
     }
     assert keys <= shown.keys()
-    assert at.slider(key="paper_layer").value == 5  # layer 5 of 6, 1-based as in the paper
+    focus_layer, _ = page7_focus()
+    assert at.slider(key="paper_layer").value == focus_layer + 1  # the most focused layer, 1-based
     # Figure 3's default query is 'making'; its heatmap has one row per head.
     query = at.selectbox(key="paper_q3")
     assert query.format_func(query.value).endswith("▁making")
@@ -251,9 +257,10 @@ def test_page7_paper_figures_and_head_finder():
         at.selectbox(key="finder_query").format_func(at.selectbox(key="finder_query").value).endswith("its")
     )
     before = z_of(shown["paper_fig3_heatmap"])
-    at.slider(key="paper_layer").set_value(2)
+    at.slider(key="paper_layer").set_value(5 if focus_layer != 4 else 2)  # the paper's layer 5, or another
     rerun(at)
     assert_changed(before, z_of(charts(at)["paper_fig3_heatmap"]))
+    assert at.query_params["layer"] == str(at.slider(key="paper_layer").value)  # moved: now in the link
 
 
 def test_page7_can_use_the_sidebar_sentence():
@@ -272,5 +279,55 @@ def test_bad_query_params_are_clamped(page):
     assert at.get("plotly_chart")
     if page != PAGE7:
         assert at.slider(key="atlas_layer").value == 6  # clamped to the last layer, 1-based
+    else:
+        assert at.slider(key="paper_layer").value == 6  # the URL's layer, clamped, wins over the default
     if page == PAGE6:
         assert at.slider(key="atlas_head").value == 1
+
+
+def page_trace(sentence: str, target_ids=None):
+    """The very trace the page reads (the same cached object: AppTest runs in this process)."""
+    return model_io.trace(model_io.loaded().model_id, sentence, target_ids=target_ids)
+
+
+def page7_focus() -> tuple[int, int]:
+    return heads.most_focused(page_trace(FIGURES45, ()), "encoder", "self")
+
+
+def infos(at: AppTest) -> list[str]:
+    return [i.value for i in at.info]
+
+
+def test_page6_says_when_cross_attention_is_near_uniform():
+    """The shipped model's cross-attention spreads every head evenly over the source (issue 13): the
+    page says so next to the cross-attention figures instead of letting them pass for an alignment."""
+    at = open_page(PAGE6)
+    expected = uniform.note_text(page_trace(SENTENCE), "decoder", "cross", 4)  # layer 5, every head
+    assert expected is not None, "the shipped weights' cross-attention was near-uniform when this was written"
+    assert expected.startswith("Every head of layer 5 spreads its weight almost evenly over the ")
+    assert "source tokens" in expected and expected.endswith("there is no alignment to read here.")
+    assert expected in infos(at)
+    assert any(text.startswith("Every head of every layer") for text in infos(at))  # layer by layer
+    assert not any("an alignment" in h.value for h in at.header)  # the heading no longer promises one
+
+
+def test_page7_opens_on_the_most_focused_layer_unless_the_url_names_one():
+    focus_layer, focus_head = page7_focus()
+    at = open_page(PAGE7)
+    assert at.slider(key="paper_layer").value == focus_layer + 1
+    caption = next(c.value for c in at.caption if "the paper's choice" in c.value)
+    assert caption.startswith("Layer 5 is the paper's choice; the Figures 4–5 sentence's most focused "
+                              f"head is layer {focus_layer + 1}, head {focus_head + 1} ")
+    pair = at.multiselect(key=f"paper_fig5_heads_{focus_layer}").value
+    assert pair[0] == focus_head  # Figure 5 starts from the focused head
+    assert at.query_params["layer"] == str(focus_layer + 1)  # the link reproduces the view
+
+    named = open_page(PAGE7, layer="5")
+    assert named.slider(key="paper_layer").value == 5
+    assert "Showing the layer that you (or your link) picked" in next(
+        c.value for c in named.caption if "the paper's choice" in c.value)
+    trace = page_trace(FIGURES45, ())
+    best_in_5 = uniform.heads_by_focus(trace, "encoder", "self", 4)[0]  # the layer's most focused head
+    assert named.multiselect(key="paper_fig5_heads_4").value[0] == best_in_5
+    note = uniform.note_text(trace, "encoder", "self", 4, best_in_5)
+    assert note is None or note in infos(named)  # drawn near-uniform, it is called so

@@ -16,8 +16,10 @@ import torch
 from streamlit.testing.v1 import AppTest
 
 from transformer.analysis import heads, worked
-from ui import inspector
+from ui import inspector, uniform
+from ui import model as model_io
 from ui.predict import SCORE_KEY, score_guess
+from ui.state import DEFAULT_SENTENCE
 
 HEAD_INSPECTOR = "../pages/8_Head_inspector.py"
 WORKED = "../pages/9_Worked_examples.py"
@@ -84,6 +86,51 @@ def test_head_inspector_renders_every_section():
     after = _figure(at, "hi_difference")["data"][0]["y"]
     assert before != after
     assert all("|" in label for label in after)  # 'position in A|position in B:piece'
+
+
+def _page_trace(sentence: str = DEFAULT_SENTENCE):
+    """The very trace the head inspector reads (the same cached object: AppTest runs in this process)."""
+    return inspector.attention_trace(model_io.loaded().model_id, sentence)
+
+
+def _sliders(at: AppTest) -> tuple[int, int]:
+    return at.slider(key="atlas_layer").value, at.slider(key="atlas_head").value
+
+
+def test_head_inspector_opens_on_the_sentences_most_focused_head():
+    layer, head = heads.most_focused(_page_trace(), "encoder", "self")
+    at = _run(HEAD_INSPECTOR)
+    assert _sliders(at) == (layer + 1, head + 1)  # 1-based
+    assert (at.query_params["layer"], at.query_params["head"]) == (str(layer + 1), str(head + 1))
+    caption = next(c.value for c in at.caption if "the paper's choice" in c.value)
+    assert caption.startswith(f"Layer 5 is the paper's choice; this sentence's most focused head is layer "
+                              f"{layer + 1}, head {head + 1} ") and "opens there" in caption
+    # Moving the head keeps the layer on screen: both are the reader's choice from now on.
+    other = 2 if head + 1 != 2 else 3
+    at.slider(key="atlas_head").set_value(other).run()
+    _no_exception(at)
+    assert _sliders(at) == (layer + 1, other)
+    assert at.session_state["atlas_selection"].chosen == {"layer", "head"}
+
+
+def test_head_inspector_keeps_the_layer_and_head_a_link_names():
+    at = AppTest.from_file(HEAD_INSPECTOR, default_timeout=TIMEOUT)
+    at.query_params.update({"layer": "3", "head": "2"})
+    at.run()
+    _no_exception(at)
+    assert _sliders(at) == (3, 2)
+    captions = " ".join(c.value for c in at.caption)
+    assert "Showing the layer and head that you (or your link) picked" in captions
+
+    at = AppTest.from_file(HEAD_INSPECTOR, default_timeout=TIMEOUT)
+    at.query_params["layer"] = "6"  # the layer only: its most focused head
+    at.run()
+    _no_exception(at)
+    trace = _page_trace()
+    best = uniform.heads_by_focus(trace, "encoder", "self", 5)[0]
+    assert _sliders(at) == (6, best + 1)
+    note = uniform.note_text(trace, "encoder", "self", 5, best)
+    assert note is None or note in [i.value for i in at.info]  # even the best head of layer 6 may be flat
 
 
 def _stats(rows_per_sentence: dict[tuple[str, str], list[int]]) -> heads.HeadStatistics:

@@ -54,5 +54,15 @@ def test_huge_sentence_is_cut():
 
 def test_round_trip_through_the_url():
     sel = Selection(sentence="Hello <b>world</b>.", stack="decoder", kind="cross", layer=2, head=5,
-                    one_based=False, palette="colour-blind safe", presenter=True)
+                    one_based=False, palette="colour-blind safe", presenter=True,
+                    chosen=frozenset({"layer", "head"}))  # a link always names what it shows
     assert parse(**to_params(sel)) == sel
+
+
+def test_a_layer_or_head_the_url_names_is_chosen_even_when_bad():
+    """Pages that open on a sentence's most focused head keep a layer / head the link names."""
+    assert parse().chosen == frozenset()
+    assert parse(layer="3").chosen == {"layer"}
+    assert parse(head="2", s="Hi.").chosen == {"head"}
+    sel = parse(layer="abc", head="99")  # bad values fall back or clamp, and still count as named
+    assert (sel.layer, sel.head, sel.chosen) == (4, 7, {"layer", "head"})

@@ -165,14 +165,34 @@ def attention_picker(p: Page, stacks: tuple[str, ...] = ("encoder", "decoder"), 
     _seed("atlas_kind", kind)
     cols[1].selectbox("Attention", kinds, key="atlas_kind", format_func=lambda k: f"{k}-attention",
                       on_change=_on_change("kind", "atlas_kind"))
+    keys = {"layer": "atlas_layer", "head": "atlas_head"} if head else {"layer": "atlas_layer"}
     _seed("atlas_layer", sel.layer + off)
     cols[2].slider(f"Layer ({sel.numbering})", off, p.n_layers - 1 + off, key="atlas_layer",
-                   on_change=_on_change("layer", "atlas_layer", lambda v: int(v) - off))
+                   on_change=_pin(keys, off))
     if head:
         _seed("atlas_head", sel.head + off)
         cols[3].slider(f"Head ({sel.numbering})", off, p.n_heads - 1 + off, key="atlas_head",
-                       on_change=_on_change("head", "atlas_head", lambda v: int(v) - off))
+                       on_change=_pin(keys, off))
     return replace(sel, stack=stack, kind=kind)
+
+
+def _pin(keys: dict[str, str], off: int):
+    """A layer/head slider callback: the layer and head on screen become the reader's choice together,
+    so moving the head does not let a page's default move the layer under it (`state.pin`)."""
+
+    def callback() -> None:
+        state.pin(**{field: int(st.session_state[key]) - off for field, key in keys.items()})
+
+    return callback
+
+
+def layer_slider(p: Page, label: str, key: str, where=None) -> int:
+    """A layer slider (no head) showing the selection's layer; moving it pins the layer. 0-based."""
+    off = int(p.sel.one_based)
+    _seed(key, p.sel.layer + off)
+    value = (where or st).slider(label, off, p.n_layers - 1 + off, key=key,
+                                 on_change=_pin({"layer": key}, off))
+    return int(value) - off
 
 
 def show_figure(fig, key: str, caption: str | None = None, export: bool = True) -> None:

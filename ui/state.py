@@ -4,6 +4,10 @@ Lives in `st.session_state` (kept when moving between pages) and is mirrored to 
 (`st.query_params`) so a link reproduces the view. URL values are parsed defensively: anything
 malformed, out of range or of the wrong type falls back to a default; nothing here ever raises.
 Layers and heads are stored 0-based; `Selection.show_layer/show_head` give the displayed number.
+
+A layer or head is the reader's own (`Selection.chosen`) when the URL names it or a slider moved it;
+otherwise it is a default that a page may replace with a better one for the sentence (`suggest`), as
+the head inspector does with the sentence's most focused head.
 """
 
 from __future__ import annotations
@@ -16,6 +20,7 @@ DEFAULT_SENTENCE = "The animal didn't cross the street because it was too tired.
 MAX_URL_SENTENCE = 1000
 STACK_KINDS = {"encoder": ("self",), "decoder": ("self", "cross")}
 KEY = "atlas_selection"
+PICKS = ("layer", "head")  # the fields a page may default for itself unless the reader chose them
 
 
 @dataclass(frozen=True)
@@ -28,6 +33,7 @@ class Selection:
     one_based: bool = True
     palette: str = "default"  # or "colour-blind safe"
     presenter: bool = False
+    chosen: frozenset[str] = frozenset()  # which of PICKS the URL named or the reader moved
 
     def show_layer(self, layer: int | None = None) -> int:
         return (self.layer if layer is None else layer) + int(self.one_based)
@@ -60,7 +66,8 @@ def _flag(value, default: bool) -> bool:
 def parse_params(params: dict, n_layers: int, n_heads: int) -> Selection:
     """A Selection from URL parameters (strings); every bad value becomes the default.
 
-    `layer` and `head` in the URL are as displayed (1-based unless `zero=1`).
+    `layer` and `head` in the URL are as displayed (1-based unless `zero=1`). A `layer` or `head` the
+    URL names counts as chosen even when its value is bad (it then falls back to the default).
     """
     d = Selection()
     one_based = not _flag(params.get("zero", "0"), False)
@@ -84,6 +91,7 @@ def parse_params(params: dict, n_layers: int, n_heads: int) -> Selection:
         one_based=one_based,
         palette=palette,
         presenter=_flag(params.get("present", "0"), False),
+        chosen=frozenset(name for name in PICKS if name in params),
     )
 
 
@@ -113,8 +121,28 @@ def current(n_layers: int, n_heads: int) -> Selection:
 
 
 def update(**changes) -> Selection:
-    """Change the selection and mirror it to the URL."""
-    sel = replace(st.session_state[KEY], **changes)
+    """Change the selection and mirror it to the URL; a layer or head that changes becomes chosen."""
+    before = st.session_state[KEY]
+    moved = {name for name in PICKS if name in changes and changes[name] != getattr(before, name)}
+    return _store(replace(before, **changes, chosen=before.chosen | moved))
+
+
+def pin(**changes) -> Selection:
+    """Like `update`, and every layer or head given becomes chosen, changed or not (a slider the
+    reader moved also pins the head or layer shown next to it)."""
+    before = st.session_state[KEY]
+    named = {name for name in PICKS if name in changes}
+    return _store(replace(before, **changes, chosen=before.chosen | named))
+
+
+def suggest(**defaults) -> Selection:
+    """Set a page's own default layer / head, leaving alone any the reader chose (not marked chosen)."""
+    before = st.session_state[KEY]
+    kept = {name: value for name, value in defaults.items() if name in PICKS and name not in before.chosen}
+    return _store(replace(before, **kept))
+
+
+def _store(sel: Selection) -> Selection:
     st.session_state[KEY] = sel
     sync_url(sel)
     return sel
