@@ -46,8 +46,14 @@ def _as_batch(model: Transformer, src_ids: list[int] | torch.Tensor) -> torch.Te
 def _next_token_logits(
     model: Transformer, tgt: torch.Tensor, memory: torch.Tensor, src_allowed: torch.Tensor
 ) -> torch.Tensor:
-    """Logits for the token after the last target position only: (B, T) -> (B, V)."""
-    return model.decode(tgt, memory, src_allowed, last_only=True)[:, -1]
+    """Logits for the token after the last target position only: (B, T) -> (B, V).
+
+    Padding and BOS are never a next token: their logits are -inf, so no decoder can emit them
+    (an untrained or badly trained model otherwise can).
+    """
+    logits = model.decode(tgt, memory, src_allowed, last_only=True)[:, -1]  # (B, V)
+    cfg = model.config
+    return logits.index_fill(-1, torch.tensor([cfg.pad_id, cfg.bos_id], device=logits.device), float("-inf"))
 
 
 @torch.no_grad()
