@@ -299,16 +299,20 @@ def infos(at: AppTest) -> list[str]:
 
 
 def test_page6_says_when_cross_attention_is_near_uniform():
-    """The shipped model's cross-attention spreads every head evenly over the source (issue 13): the
-    page says so next to the cross-attention figures instead of letting them pass for an alignment."""
+    """Where the shipped model's cross-attention spreads a head evenly over the source, the page says
+    so next to the figure instead of letting it pass for an alignment, and says nothing where the
+    heads are focused (the wording itself is tested on synthetic traces in test_uniform.py)."""
     at = open_page(PAGE6)
-    expected = uniform.note_text(page_trace(SENTENCE), "decoder", "cross", 4)  # layer 5, every head
-    assert expected is not None, "the shipped weights' cross-attention was near-uniform when this was written"
-    assert expected.startswith("Every head of layer 5 spreads its weight almost evenly over the ")
-    assert "source tokens" in expected and expected.endswith("there is no alignment to read here.")
-    assert expected in infos(at)
-    assert any(text.startswith("Every head of every layer") for text in infos(at))  # layer by layer
-    assert not any("an alignment" in h.value for h in at.header)  # the heading no longer promises one
+    trace = page_trace(SENTENCE)
+    expected = uniform.note_text(trace, "decoder", "cross", 4)  # layer 5, the page's default
+    shown = infos(at)
+    if expected is None:
+        assert not any("of layer 5" in t and t.endswith("no alignment to read here.") for t in shown)
+    else:
+        assert expected in shown
+    every_layer = uniform.note_text(trace, "decoder", "cross", None)  # the layer-by-layer figure
+    assert (every_layer is None) or (every_layer in shown)
+    assert not any("an alignment" in h.value for h in at.header)  # the heading promises none
 
 
 def test_page7_opens_on_the_most_focused_layer_unless_the_url_names_one():
