@@ -17,7 +17,7 @@ cfg = p.lm.model.config
 # Only the source side is needed here, so the decoder gets BOS alone (no translation to wait for).
 trace = model_io.trace(p.lm.model_id, p.src.text, target_ids=())
 pieces = trace.src_pieces
-labels = token_labels(pieces)
+labels = token_labels(pieces, p.sel.pieces)
 
 st.header("1 · From text to pieces")
 st.markdown(

@@ -115,7 +115,7 @@ sel = attention_picker(p, stacks=("encoder",))
 seed = st.number_input("Shuffle (change the number for another order)", 0, 10_000, 0, key="pe_shuffle_seed")
 order = analysis.word_shuffle(trace.src_pieces, int(seed))
 result = _without_positions(p.lm.model_id, tuple(trace.src_ids), tuple(order))
-labels = token_labels(trace.src_pieces)
+labels = token_labels(trace.src_pieces, p.sel.pieces)
 shuffled_labels = [labels[i] for i in order]
 st.caption(f"Encoder self-attention, layer {sel.show_layer()} of {cfg.n_layers}, head {sel.show_head()} "
            f"of {cfg.n_heads} ({sel.numbering}), positional encoding removed.")

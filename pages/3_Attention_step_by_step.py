@@ -32,8 +32,8 @@ def get(what: str):
 
 
 head = sel.head
-query_labels = token_labels(trace.query_pieces(sel.stack))
-key_labels = token_labels(trace.key_pieces(sel.stack, sel.kind))
+query_labels = token_labels(trace.query_pieces(sel.stack), p.sel.pieces)
+key_labels = token_labels(trace.key_pieces(sel.stack, sel.kind), p.sel.pieces)
 where = (f"{sel.stack} {sel.kind}-attention, layer {sel.show_layer()} of {cfg.n_layers}, "
          f"head {sel.show_head()} of {cfg.n_heads} ({sel.numbering})")
 st.subheader(where)

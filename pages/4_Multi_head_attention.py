@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import streamlit as st
 
+from transformer.analysis.decoding import SPECIAL_PIECES
 from ui import model as model_io
 from ui.layout import attention_picker, page, require_sentence, show_figure
 from ui.uniform import uniform_note
@@ -25,8 +26,8 @@ st.markdown(
 sel = attention_picker(p, head=False)
 tr = model_io.trace(p.lm.model_id, p.src.text)
 weights = tr.attention(sel.stack, sel.kind, sel.layer)  # (H, T_q, T_k)
-q_labels = token_labels(tr.query_pieces(sel.stack))
-k_labels = token_labels(tr.key_pieces(sel.stack, sel.kind))
+q_labels = token_labels(tr.query_pieces(sel.stack), p.sel.pieces)
+k_labels = token_labels(tr.key_pieces(sel.stack, sel.kind), p.sel.pieces)
 head_names = [f"head {sel.show_head(h)}" for h in range(p.n_heads)]
 layer_names = [f"layer {sel.show_layer(i)}" for i in range(p.n_layers)]
 where = f"{sel.stack} {sel.kind}-attention, layer {sel.show_layer()} of {p.n_layers}"
@@ -56,7 +57,8 @@ st.header("Head view: the paper's picture")
 st.markdown(
     "The same weights drawn the way the paper draws them: the tokens twice, queries on the left and "
     "keys on the right, a line for every weight, darker and thicker the larger it is, one colour per "
-    "head. Pick a token to see only the lines leaving it."
+    "head. It opens on the lines leaving one query token, the first word (eight heads × every token "
+    "is a thicket); pick another token, or **all tokens** for the whole picture."
 )
 cols = st.columns([2, 3])
 chosen_heads = cols[0].multiselect(
@@ -66,9 +68,11 @@ chosen_heads = cols[0].multiselect(
     format_func=lambda h: head_names[h],
     key="mh_heads",
 )
+first_word = next((i for i, piece in enumerate(tr.query_pieces(sel.stack)) if piece not in SPECIAL_PIECES), 0)
 token = cols[1].selectbox(
     "Query token",
     [None, *range(len(q_labels))],
+    index=1 + first_word,  # option 0 is "all tokens"
     key="mh_token",
     format_func=lambda i: "all tokens" if i is None else plain(q_labels[i]),
 )
@@ -85,8 +89,8 @@ if chosen_heads:
             heads=chosen_heads,
         ),
         key="mh_head_view",
-        caption="Lines with weight below 0.02 are left out. Pick a query token to read exact weights: "
-        f"each head then has a column of points by the keys; hover one. {numbering}",
+        caption="Lines with weight below 0.02 are left out. With one query token isolated, each head has a "
+        f"column of points by the keys: hover one for the exact weight. {numbering}",
     )
     uniform_note(tr, sel.stack, sel.kind, sel.layer, chosen_heads)
 else:

@@ -38,7 +38,7 @@ shown = sel.show_layer(layer)
 
 # Encoder activations do not depend on the decoder input, so skip the translation (decoder = <s>).
 tr = model_io.trace(p.lm.model_id, p.src.text, target_ids=())
-labels = token_labels(tr.src_pieces)
+labels = token_labels(tr.src_pieces, p.sel.pieces)
 base = f"encoder.layers.{layer}"
 layer_input = (
     tr.get("src_pos_enc.hook_sum") if layer == 0 else tr.get(f"encoder.layers.{layer - 1}.hook_norm2")

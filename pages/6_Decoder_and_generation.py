@@ -49,8 +49,8 @@ where = f"decoder layer {sel.show_layer(layer)} of {p.n_layers}"
 numbering = f"Layers and heads are numbered {sel.numbering}."
 
 tr = model_io.trace(p.lm.model_id, p.src.text)  # decoder input: <s> + the greedy translation
-tgt_labels = token_labels(tr.tgt_pieces)
-src_labels = token_labels(tr.src_pieces)
+tgt_labels = token_labels(tr.tgt_pieces, p.sel.pieces)
+src_labels = token_labels(tr.src_pieces, p.sel.pieces)
 
 st.header("Masked self-attention")
 st.markdown(
@@ -159,6 +159,7 @@ if not finished:
             step.top_probs,
             f"Step {len(prefix) + 1}: the {TOP_K} most probable next tokens",
             color=p.colors["categorical"][0],
+            show_pieces=p.sel.pieces,
         ),
         key="dec_topk",
         caption=f"Together these {TOP_K} tokens hold {sum(step.top_probs):.1%} of the probability; "
@@ -171,7 +172,7 @@ with cols[0]:
     show_figure(
         dec_viz.step_rows_heatmap(
             step.rows[("self", layer)],
-            token_labels(step_tr.tgt_pieces),
+            token_labels(step_tr.tgt_pieces, p.sel.pieces),
             head_names,
             f"{where}: new self-attention row of {newest}",
             colorscale=p.colors["sequential"],

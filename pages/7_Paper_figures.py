@@ -10,7 +10,7 @@ from ui import model as model_io
 from ui.layout import layer_slider, page, show_figure
 from ui.uniform import focus_default, focus_text, heads_by_focus, uniform_note
 from viz import paper
-from viz.labels import plain, token_labels
+from viz.labels import plain, span_label, token_labels
 
 FIGURE3 = (
     "It is in this spirit that a majority of American governments have passed new laws since 2009 "
@@ -74,7 +74,7 @@ st.markdown(
     "lines leaving one query token are drawn, in every head."
 )
 tr3 = encoder_trace(FIGURE3)
-labels3 = token_labels(tr3.src_pieces)
+labels3 = token_labels(tr3.src_pieces, p.sel.pieces)
 weights3 = tr3.attention("encoder", "self", layer)  # (H, S, S)
 query3 = st.selectbox(
     "Query token",
@@ -112,7 +112,7 @@ st.markdown(
     "*its* to *Law* most strongly (change them below)."
 )
 pieces4 = tr4.src_pieces
-labels4 = token_labels(pieces4)
+labels4 = token_labels(pieces4, p.sel.pieces)
 weights4 = tr4.attention("encoder", "self", layer)  # (H, S, S)
 its = find_word(pieces4, "its") or words(pieces4)[0]
 law = find_word(pieces4, "Law") or words(pieces4)[min(1, len(words(pieces4)) - 1)]
@@ -202,8 +202,11 @@ st.markdown(
     "result stays a share of one row, between 0 and 1)."
 )
 tr_f = encoder_trace(FIGURES45)
+labels_f = token_labels(tr_f.src_pieces, p.sel.pieces)
 word_list = words(tr_f.src_pieces)
 word_texts = [w.text for w in word_list]
+# Words are named as the figures name their tokens: as written, or by position and piece.
+word_names = [span_label(labels_f, w.positions, p.sel.pieces) for w in word_list]
 
 
 def _word_index(text: str, fallback: int) -> int:
@@ -216,14 +219,14 @@ q_word = cols[0].selectbox(
     "Query word (attending)",
     range(len(word_list)),
     index=_word_index("its", 0),
-    format_func=lambda i: f"{i}: {word_texts[i]}",
+    format_func=lambda i: word_names[i],
     key="finder_query",
 )
 k_word = cols[1].selectbox(
     "Key word (attended to)",
     range(len(word_list)),
     index=_word_index("Law", 1),
-    format_func=lambda i: f"{i}: {word_texts[i]}",
+    format_func=lambda i: word_names[i],
     key="finder_key",
 )
 ranking = rank_heads(tr_f, word_list[q_word].positions, word_list[k_word].positions)
@@ -235,7 +238,7 @@ best = ranking[0]
 show_figure(
     paper.figure3(
         tr_f.attention("encoder", "self", best.layer),
-        token_labels(tr_f.src_pieces),
+        labels_f,
         word_list[q_word].positions[0],
         head_names,
         colors,

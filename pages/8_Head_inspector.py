@@ -96,8 +96,8 @@ with tab_stats:
     st.text(stats.sentences[index])
     show_figure(
         attention_heatmap(typical.attention(sel.stack, sel.kind, sel.layer)[sel.head],
-                          token_labels(typical.query_pieces(sel.stack)),
-                          token_labels(typical.key_pieces(sel.stack, sel.kind)),
+                          token_labels(typical.query_pieces(sel.stack), p.sel.pieces),
+                          token_labels(typical.key_pieces(sel.stack, sel.kind), p.sel.pieces),
                           f"Typical pattern · {name} ({sel.numbering})", colorscale=p.colors["sequential"]),
         key="hi_typical",
     )
@@ -112,8 +112,8 @@ with tab_mix:
         "position i by the end of that layer. Every row still sums to 1."
     )
     stacked = inspector.layer_patterns(trace, sel.stack, sel.kind)  # (L, H, T_q, T_k)
-    q_labels = token_labels(trace.query_pieces(sel.stack))
-    k_labels = token_labels(trace.key_pieces(sel.stack, sel.kind))
+    q_labels = token_labels(trace.query_pieces(sel.stack), p.sel.pieces)
+    k_labels = token_labels(trace.key_pieces(sel.stack, sel.kind), p.sel.pieces)
     matrices = [stacked[sel.layer, sel.head], heads.mean_over_heads(stacked[sel.layer])]
     titles = [f"head {sel.show_head()}", f"mean of {p.n_heads} heads"]
     if sel.kind == "self":
@@ -151,7 +151,8 @@ with tab_compare:
         head_a = trace_a.attention("encoder", "self", sel.layer)[sel.head]
         head_b = trace_b.attention("encoder", "self", sel.layer)[sel.head]
         what = f"encoder self-attention, layer {sel.show_layer()}, head {sel.show_head()} ({sel.numbering})"
-        labels_a, labels_b = token_labels(trace_a.src_pieces), token_labels(trace_b.src_pieces)
+        labels_a = token_labels(trace_a.src_pieces, p.sel.pieces)
+        labels_b = token_labels(trace_b.src_pieces, p.sel.pieces)
         cols = st.columns(2)
         with cols[0]:
             show_figure(attention_heatmap(head_a, labels_a, labels_a, f"A · {what}", p.colors["sequential"]),
@@ -219,8 +220,8 @@ with tab_quiz:
     )
     cat = p.colors["categorical"]
     predict_then_reveal(trace.attention(sel.stack, sel.kind, sel.layer)[sel.head],
-                        token_labels(trace.query_pieces(sel.stack)),
-                        token_labels(trace.key_pieces(sel.stack, sel.kind)),
+                        token_labels(trace.query_pieces(sel.stack), p.sel.pieces),
+                        token_labels(trace.key_pieces(sel.stack, sel.kind), p.sel.pieces),
                         key="hi_predict", what=f"{name} ({sel.numbering})",
                         colors=("#9e9e9e", cat[3] if sel.palette != "default" else "#2ca02c",
                                 cat[6] if sel.palette != "default" else "#d62728"))

@@ -22,7 +22,7 @@ from transformer.analysis import heads
 from ui import model as model_io
 from ui import uniform
 from ui.layout import PRESETS
-from viz.labels import readable
+from viz.labels import plain, readable
 from viz.palette import PALETTES, diverging_note
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -129,7 +129,7 @@ def test_page4_isolating_a_token_draws_only_its_lines():
     at = open_page(PAGE4)
     token = at.selectbox(key="mh_token")
     assert token.options[0] == "all tokens"
-    assert token.options[-1].endswith(":</s>")  # a select box shows plain text, not escaped markup
+    assert token.options[-1] == "</s>"  # a select box shows plain text, not escaped markup
     token.set_value(1)
     rerun(at)
     spec = charts(at)["mh_head_view"]
@@ -137,6 +137,23 @@ def test_page4_isolating_a_token_draws_only_its_lines():
     assert markers
     for t in markers:
         assert set(array(t["customdata"])[:, 0].astype(int)) == {1}
+
+
+@pytest.mark.parametrize(("stack", "kind", "first_word"), [("encoder", "self", 0), ("decoder", "cross", 1)])
+def test_page4_head_view_opens_on_one_query(stack, kind, first_word):
+    """Readable at first sight: the lines of one query (the first word, not <s>), every head drawn."""
+    at = open_page(PAGE4, stack=stack, kind=kind)
+    token = at.selectbox(key="mh_token")
+    assert token.value == first_word
+    spec = charts(at)["mh_head_view"]
+    markers = [t for t in spec["data"] if t.get("mode") == "markers"]
+    assert len(markers) == 8  # one column of points per head, all from the one query
+    for t in markers:
+        assert set(array(t["customdata"])[:, 0].astype(int)) == {first_word}
+    token.select_index(0)  # "all tokens": the whole picture is still there
+    rerun(at)
+    markers = [t for t in charts(at)["mh_head_view"]["data"] if t.get("mode") == "markers"]
+    assert len(markers) == 8 and all(not t.get("text") for t in markers)  # legend only: every line drawn
 
 
 def test_page4_decoder_cross_attention_has_source_columns():
@@ -188,7 +205,7 @@ def test_page6_next_token_extends_the_prefix_by_one_and_reset_clears_it():
     assert step_self.shape == (8, 1)  # one row per head, one key (<s>)
     top = array(shown["dec_topk"]["data"][0]["x"])
     assert (np.diff(top) <= 0).all() and top.sum() <= 1 + 1e-6
-    chosen = shown["dec_topk"]["data"][0]["y"][0].split(". ", 1)[1]
+    chosen = plain(shown["dec_topk"]["data"][0]["customdata"][0])  # the bar reads as a word, hover: piece
 
     at.button(key="dec_next").click()
     rerun(at)
@@ -246,7 +263,7 @@ def test_page7_paper_figures_and_head_finder():
     assert at.slider(key="paper_layer").value == focus_layer + 1  # the most focused layer, 1-based
     # Figure 3's default query is 'making'; its heatmap has one row per head.
     query = at.selectbox(key="paper_q3")
-    assert query.format_func(query.value).endswith("▁making")
+    assert query.format_func(query.value) == "making"  # as written: no ▁, no position
     assert z_of(shown["paper_fig3_heatmap"]).shape[0] == 8
     assert any("Input-Input Layer5" in m.value for m in at.markdown)
     # Head finder: 'its' -> 'Law' by default, ranked strongest first.
@@ -269,7 +286,22 @@ def test_page7_can_use_the_sidebar_sentence():
     at.toggle(key="paper_own").set_value(True)
     rerun(at)
     after = charts(at)["paper_fig3_heatmap"]["data"][0]["x"]
-    assert after != before and after[1].endswith("▁cat")
+    assert after != before and after[1] == "cat"
+
+
+def test_page7_head_finder_numbers_words_as_the_figures_number_tokens():
+    """Words read as the figures' labels do: as written by default, by position and piece as an option."""
+    at = open_page(PAGE7)
+    finder = at.selectbox(key="finder_query")
+    labels = charts(at)["finder_best"]["data"][-1]["text"]  # the key column of the head view
+    assert finder.format_func(finder.value) == "its" and finder.options[:2] == ["The", "Law"]
+    at = open_page(PAGE7, pieces="1")
+    finder = at.selectbox(key="finder_query")
+    name = finder.format_func(finder.value)
+    position = int(name.split(":")[0])
+    assert name == f"{position}:▁its"
+    shown = charts(at)["finder_best"]["data"][-1]["text"]
+    assert shown[position].endswith(f"{position}:▁its") and shown != labels
 
 
 @pytest.mark.parametrize("page", [PAGE4, PAGE5, PAGE6, PAGE7])

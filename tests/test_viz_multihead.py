@@ -265,7 +265,10 @@ def test_step_rows_and_layer_rows():
 def test_topk_bar_and_beam_rows():
     fig = dec_viz.topk_bar(["▁die", "▁der", "</s>"], [0.5, 0.3, 0.1], "t")
     assert list(fig.data[0].x) == [0.5, 0.3, 0.1]
-    assert list(fig.data[0].y) == ["1. ▁die", "2. ▁der", f"3. {readable('</s>')}"]
+    assert list(fig.data[0].y) == ["1. die", "2. der", f"3. {readable('</s>')}"]
+    assert list(fig.data[0].customdata) == ["▁die", "▁der", readable("</s>")]  # pieces on hover
+    shown = dec_viz.topk_bar(["▁die", "▁der", "</s>"], [0.5, 0.3, 0.1], "t", show_pieces=True)
+    assert list(shown.data[0].y) == ["1. ▁die", "2. ▁der", f"3. {readable('</s>')}"]
     with pytest.raises(ValueError):
         dec_viz.topk_bar(["a"], [0.5, 0.5], "t")
     beam = [

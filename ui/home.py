@@ -27,15 +27,21 @@ ARCHITECTURE = [
 ]
 
 
-def show_translation(result: dict) -> None:
+def show_translation(result: dict, reference: str | None = None) -> None:
+    """The model's greedy and beam translations; beside them a human `reference` when there is one."""
     st.subheader("Translation")
-    cols = st.columns(2)
+    cols = st.columns(3 if reference else 2)
     greedy = result["greedy"]
     cols[0].markdown("**Greedy** (most likely token at each step)")
     cols[0].text(greedy["text"] if greedy else "")
     cols[1].markdown("**Beam search** (beam 4, length penalty α = 0.6, as in the paper)")
     best = result["beam"][0] if result["beam"] else None
     cols[1].text(best["text"] if best else "")
+    if reference:
+        cols[2].markdown("**Human reference** (written by a person, not by the model)")
+        # Markdown, not st.text (st.text holds the model's output only): references are our own
+        # constants (ui.layout.REFERENCES), plain text with no markdown in them.
+        cols[2].markdown(f"*{reference}*")
     st.caption(
         "The shipped model is compact and was trained by this project on a 2-core CPU, so many of its "
         "translations are wrong; its measured quality is in the model card below. Every number on "

@@ -35,6 +35,29 @@ PRESETS = {
     ),
 }
 
+# Human reference translations of presets, written for this project (the paper's sentences are from
+# WMT newstest2014; these are our own translations of them, not the WMT references).
+REFERENCES = {
+    PRESETS["The animal … too tired"]: "Das Tier überquerte die Straße nicht, weil es zu müde war.",
+    PRESETS["The animal … too wide"]: "Das Tier überquerte die Straße nicht, weil sie zu breit war.",
+    PRESETS["River bank"]: "Ich bin über den Fluss geschwommen, um ans andere Ufer zu gelangen.",
+    PRESETS["Paper Figure 3 (making … more difficult)"]: (
+        "In diesem Sinne hat eine Mehrheit der amerikanischen Regierungen seit 2009 neue Gesetze "
+        "verabschiedet, die die Registrierung oder das Wahlverfahren erschweren."
+    ),
+    PRESETS["Paper Figures 4–5 (The Law will never be perfect)"]: (
+        "Das Gesetz wird nie perfekt sein, aber seine Anwendung sollte gerecht sein – das ist es, was "
+        "uns meiner Meinung nach fehlt."
+    ),
+}
+
+
+def reference_for(sentence: str) -> str | None:
+    """The human reference translation of a preset sentence (spacing aside), or None."""
+    by_words = {" ".join(english.split()): german for english, german in REFERENCES.items()}
+    return by_words.get(" ".join(sentence.split()))
+
+
 # Static styling only (no user text ever goes through HTML): larger type for projection.
 PRESENTER_CSS = """
 <style>
@@ -133,6 +156,11 @@ def _sidebar(sel: Selection, lm: LoadedModel) -> Selection:
             _seed("atlas_palette", sel.palette)
             st.radio("Palette", ["default", "colour-blind safe"], key="atlas_palette", horizontal=True,
                      on_change=_on_change("palette", "atlas_palette"))
+            _seed("atlas_pieces", sel.pieces)
+            st.toggle("Show pieces and positions", key="atlas_pieces",
+                      on_change=_on_change("pieces", "atlas_pieces"),
+                      help="Label tokens as the tokenizer sees them, e.g. `3:▁cat` (position 3, piece "
+                           "`▁cat`; `▁` marks the start of a word) instead of the word as written.")
             _seed("atlas_presenter", sel.presenter)
             st.toggle("Presenter mode (large type)", key="atlas_presenter",
                       on_change=_on_change("presenter", "atlas_presenter"))

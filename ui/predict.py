@@ -14,6 +14,7 @@ import streamlit as st
 
 from viz.heatmap import as_array
 from viz.inspector import guess_reveal
+from viz.labels import plain
 
 SCORE_KEY = "atlas_predict_score"
 
@@ -46,9 +47,9 @@ def predict_then_reveal(weights, query_labels: list[str], key_labels: list[str],
         raise ValueError(f"labels do not fit weights of shape {w.shape}")
     cols = st.columns(2)
     query = cols[0].selectbox("Query token (the one attending)", range(len(query_labels)),
-                              format_func=lambda i: query_labels[i], key=f"{key}_query")
+                              format_func=lambda i: plain(query_labels[i]), key=f"{key}_query")
     guess = cols[1].selectbox("Your guess: the key it attends to most", range(len(key_labels)),
-                              format_func=lambda j: key_labels[j], index=None,
+                              format_func=lambda j: plain(key_labels[j]), index=None,
                               placeholder="pick a token", key=f"{key}_guess")
     question = _question_id(key, w[query], query_labels[query], key_labels)
     revealed = st.session_state.get(f"{key}_revealed")  # (question, guess) once revealed

@@ -33,6 +33,7 @@ class Selection:
     one_based: bool = True
     palette: str = "default"  # or "colour-blind safe"
     presenter: bool = False
+    pieces: bool = False  # label tokens with position and SentencePiece piece ("3:▁cat"), not the word
     chosen: frozenset[str] = frozenset()  # which of PICKS the URL named or the reader moved
 
     def show_layer(self, layer: int | None = None) -> int:
@@ -91,6 +92,7 @@ def parse_params(params: dict, n_layers: int, n_heads: int) -> Selection:
         one_based=one_based,
         palette=palette,
         presenter=_flag(params.get("present", "0"), False),
+        pieces=_flag(params.get("pieces", "0"), False),
         chosen=frozenset(name for name in PICKS if name in params),
     )
 
@@ -110,6 +112,8 @@ def to_params(sel: Selection) -> dict[str, str]:
         params["palette"] = sel.palette
     if sel.presenter:
         params["present"] = "1"
+    if sel.pieces:
+        params["pieces"] = "1"
     return params
 
 

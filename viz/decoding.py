@@ -17,7 +17,7 @@ import numpy as np
 import plotly.graph_objects as go
 
 from viz.heatmap import as_array, attention_heatmap
-from viz.labels import readable
+from viz.labels import readable, word
 from viz.multihead import as_stack, escape_text
 
 BLOCKED_TEXT = "0 (blocked: a future position)"
@@ -96,15 +96,18 @@ def layer_rows_heatmap(
 
 
 def topk_bar(
-    pieces: list[str], probs: list[float], title: str, color: str = "#1f77b4", chosen: int | None = 0
+    pieces: list[str], probs: list[float], title: str, color: str = "#1f77b4", chosen: int | None = 0,
+    show_pieces: bool = False,
 ) -> go.Figure:
     """Horizontal bars of the k most probable next tokens, most probable on top.
 
-    `chosen` marks the bar of the token greedy decoding takes (index into `pieces`).
+    `chosen` marks the bar of the token greedy decoding takes (index into `pieces`). Bars read as
+    words unless `show_pieces` (as `viz.labels.token_labels`).
     """
     if len(pieces) != len(probs):
         raise ValueError(f"{len(pieces)} pieces for {len(probs)} probabilities")
-    labels = [f"{i + 1}. {readable(p)}" for i, p in enumerate(pieces)]
+    # The rank keeps pieces that read the same ("Haus", "▁Haus") apart; the hover names the piece.
+    labels = [f"{i + 1}. {readable(p if show_pieces else word(p))}" for i, p in enumerate(pieces)]
     colors = [color if i == chosen else "#9aa5b1" for i in range(len(pieces))]
     fig = go.Figure(
         go.Bar(
@@ -114,7 +117,8 @@ def topk_bar(
             marker_color=colors,
             text=[f"{p:.1%}" for p in probs],
             textposition="outside",
-            hovertemplate="%{y}<br>P = %{x:.4f}<extra></extra>",
+            customdata=[readable(p) for p in pieces],
+            hovertemplate="%{y}<br>piece %{customdata}<br>P = %{x:.4f}<extra></extra>",
         )
     )
     fig.update_yaxes(autorange="reversed", type="category")

@@ -1,10 +1,17 @@
-"""Readable axis labels for SentencePiece pieces."""
+"""Readable axis labels for SentencePiece pieces.
+
+By default a token reads as the reader writes it: no `▁` word-start mark, no position prefix.
+Repeated words must still be distinct categories on a Plotly axis (two "the" would otherwise share
+one row), so a repeat carries zero-width spaces that no one sees. The piece-and-position form
+("3:▁cat") is an option (`show_pieces`), for readers who want to see the tokenizer at work.
+"""
 
 from __future__ import annotations
 
 import html
 
 WORD_START = "▁"
+ZERO_WIDTH = "\u200b"  # appended to a repeated label: a distinct category that reads the same
 
 
 def readable(piece: str) -> str:
@@ -16,11 +23,45 @@ def readable(piece: str) -> str:
     return html.escape(piece, quote=False) if piece else "∅"
 
 
-def token_labels(pieces: list[str]) -> list[str]:
-    """'position:piece' labels, so that repeated pieces stay distinct categories on an axis."""
-    return [f"{i}:{readable(p)}" for i, p in enumerate(pieces)]
+def word(piece: str) -> str:
+    """The piece as written in a sentence: the `▁` word-start mark dropped (a bare `▁` is a space)."""
+    text = piece.removeprefix(WORD_START)
+    if piece and not text:
+        return "␣"
+    return text if piece else ""
+
+
+def token_labels(pieces: list[str], show_pieces: bool = False) -> list[str]:
+    """Axis labels for a token sequence, escaped for Plotly and distinct even where words repeat.
+
+    Args:
+        pieces: SentencePiece pieces in order.
+        show_pieces: label with position and piece ("3:▁cat") instead of the word ("cat").
+    Returns:
+        One label per piece. Default labels of repeated words differ only by trailing zero-width
+        spaces, so they read the same but stay separate categories.
+    """
+    if show_pieces:
+        return [f"{i}:{readable(p)}" for i, p in enumerate(pieces)]
+    labels, used = [], set()
+    for p in pieces:
+        label = readable(word(p))
+        while label in used:
+            label += ZERO_WIDTH
+        used.add(label)
+        labels.append(label)
+    return labels
 
 
 def plain(label: str) -> str:
     """A label as plain text again, for widgets that show text literally (select boxes)."""
-    return html.unescape(label)
+    return html.unescape(label).replace(ZERO_WIDTH, "")
+
+
+def span_label(labels: list[str], positions, show_pieces: bool = False) -> str:
+    """Plain text for a word made of several tokens, numbered the way the figures number them.
+
+    Default labels join into the word as written ("appl" + "ication"); piece labels keep their
+    positions ("5:▁appl 6:ication").
+    """
+    return (" " if show_pieces else "").join(plain(labels[i]) for i in positions)
