@@ -6,7 +6,7 @@ STAMP := $(VENV)/.installed
 DEV_STAMP := $(VENV)/.installed-dev
 PORT ?= 8501
 
-.PHONY: run test lint format data tokenizer train export bench browser-deps clean
+.PHONY: run test lint format data tokenizer train export bench browser-deps screenshots clean
 
 # The first install is quiet but long: say what it is doing, then show pip's own messages only on error.
 $(STAMP): requirements.txt
@@ -35,6 +35,9 @@ browser-deps:  ## Debian's Chromium for the real-browser tests (Playwright drive
 test: $(DEV_STAMP) browser-deps  ## install everything and run the tests
 	$(PY) -m ruff check .
 	$(PY) -m pytest -q --durations=15
+
+screenshots: $(DEV_STAMP) browser-deps  ## regenerate the README's docs/screenshots/*.png (headless Chromium)
+	$(PY) tools/screenshots.py
 
 lint: $(DEV_STAMP)
 	$(PY) -m ruff check .
