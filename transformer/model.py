@@ -17,7 +17,7 @@ from transformer.embeddings import Embeddings, PositionalEncoding
 from transformer.hooks import HookPoint
 from transformer.layers import DecoderLayer, EncoderLayer
 
-# Not specified by the paper, our choice: see Transformer._reset_parameters.
+# Not specified by the paper, our choice: see Transformer.reset_parameters.
 RESIDUAL_INIT_GAIN = 0.5
 RESIDUAL_BRANCH = ("w_v", "w_o", "w_1", "w_2")
 
@@ -90,10 +90,11 @@ class Transformer(nn.Module):
         self.encoder = Encoder(config)
         self.decoder = Decoder(config)
         self.generator = Generator(self.src_embed.lut.weight)
-        self._reset_parameters()
+        self.reset_parameters()
         self.hook_names = hooks.name_hook_points(self)
 
-    def _reset_parameters(self, residual_gain: float = RESIDUAL_INIT_GAIN) -> None:
+    def reset_parameters(self, residual_gain: float = RESIDUAL_INIT_GAIN) -> None:
+        """Draw fresh initial weights from the global RNG."""
         # The paper leaves initialisation open. Xavier for projections; embeddings with std
         # d_model^-0.5 so that after the ×√d_model scaling they have unit size, like the PE.
         # Projections that write into a residual branch (W^V, W^O, W_1, W_2) start `residual_gain`
@@ -106,10 +107,6 @@ class Transformer(nn.Module):
                 residual = name.rsplit(".", 2)[-2] in RESIDUAL_BRANCH
                 nn.init.xavier_uniform_(p, gain=residual_gain if residual else 1.0)
         nn.init.normal_(self.src_embed.lut.weight, mean=0.0, std=self.config.d_model**-0.5)
-
-    def reset_parameters(self, residual_gain: float = RESIDUAL_INIT_GAIN) -> None:
-        """Draw fresh initial weights (from the global RNG); see `_reset_parameters`."""
-        self._reset_parameters(residual_gain)
 
     @property
     def device(self) -> torch.device:

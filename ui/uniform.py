@@ -143,10 +143,6 @@ def uniform_note(
     return text
 
 
-def _lowest(values: torch.Tensor) -> int:
-    return int(torch.nan_to_num(values, nan=2.0).argmin())
-
-
 def default_pick(broadness: torch.Tensor, focus: tuple[int, int], sel: Selection) -> tuple[int, int]:
     """(layer, head) a page opens on: the reader's where chosen, else the most focused that fits.
 
@@ -157,9 +153,9 @@ def default_pick(broadness: torch.Tensor, focus: tuple[int, int], sel: Selection
     if layer_chosen and head_chosen:
         return sel.layer, sel.head
     if layer_chosen:
-        return sel.layer, _lowest(broadness[sel.layer])
+        return sel.layer, heads.lowest(broadness[sel.layer][None])[1]
     if head_chosen:
-        return _lowest(broadness[:, sel.head]), sel.head
+        return heads.lowest(broadness[:, sel.head][:, None])[0], sel.head
     return focus
 
 
@@ -183,7 +179,7 @@ def focus_default(
     if trace is None:
         return p, None
     broadness = grid(trace, stack, kind)
-    focus = heads.most_focused(trace, stack, kind)
+    focus = heads.lowest(broadness)  # heads.most_focused, on the grid measured once
     if math.isnan(float(broadness[focus])):  # e.g. decoder self-attention of <s> alone: one key
         return p, None
     layer, head = default_pick(broadness, focus, sel)

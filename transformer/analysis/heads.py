@@ -339,7 +339,12 @@ def broadness_grid(trace: Trace, stack: str, kind: str) -> torch.Tensor:
 
 def most_focused(trace: Trace, stack: str, kind: str) -> tuple[int, int]:
     """(layer, head), 0-based, of the head with the lowest mean broadness for this sentence."""
-    grid = torch.nan_to_num(broadness_grid(trace, stack, kind), nan=2.0)  # (L, H)
+    return lowest(broadness_grid(trace, stack, kind))
+
+
+def lowest(grid: torch.Tensor) -> tuple[int, int]:
+    """(row, column) of the smallest value of a (L, H) broadness grid; NaN (undefined) never wins."""
+    grid = torch.nan_to_num(grid, nan=2.0)
     flat = int(grid.argmin())
     return flat // grid.size(1), flat % grid.size(1)
 

@@ -34,9 +34,10 @@ import torch
 import torch.nn.functional as F
 
 from transformer import hooks
+from transformer.analysis.heads import WORD_START, word_ids
 from transformer.model import Transformer
 
-WORD_START = "▁"
+SPECIALS = ("<s>", "</s>", "<pad>")
 _LETTERS = re.compile(r"[^\w]+", re.UNICODE)
 
 
@@ -62,16 +63,8 @@ def load_lexicon(prefix: str | Path, max_pairs: int | None = None) -> set[tuple[
 
 
 def piece_words(pieces: Sequence[str]) -> list[int]:
-    """Word index of each piece (a piece starting with ▁ opens a new word); -1 for specials."""
-    index, out = -1, []
-    for piece in pieces:
-        if piece in ("<s>", "</s>", "<pad>"):
-            out.append(-1)
-            continue
-        if piece.startswith(WORD_START) or index < 0:
-            index += 1
-        out.append(index)
-    return out
+    """Word index of each piece (`heads.word_ids`); -1 for the sentence markers and padding."""
+    return [-1 if piece in SPECIALS else w for piece, w in zip(pieces, word_ids(list(pieces)), strict=True)]
 
 
 def word_strings(pieces: Sequence[str]) -> list[str]:
