@@ -10,6 +10,7 @@ from __future__ import annotations
 import xml.etree.ElementTree as ET
 from pathlib import Path
 
+from transformer.corpus import doc_text, docbook, html_blocks
 from transformer.corpus.text import Pair, align_paragraph
 
 _NS = "{http://projectmallard.org/1.0/}"
@@ -63,3 +64,51 @@ def parse_tree(help_root: Path) -> list[Pair]:
             continue
         pairs.update(dict.fromkeys(page_pairs))
     return list(pairs)
+
+
+# --- Help of other packages (the ``mallard_apps`` documentation source) ---------------------------
+#
+# Other applications ship their help the same way, under /usr/share/help/{C,de}/<doc>/. Their
+# pages hold more code and commands (gnome-devel-docs) and untranslated paragraphs, so their
+# blocks go through ``doc_text.sentence_pairs``; a few older packages still ship DocBook
+# (``<doc>/*.xml``), read by ``docbook``. Pairs are grouped per page, the unit a held-out split
+# takes whole.
+
+# Documents that gnome-user-docs ships: the ``gnome`` source reads them.
+GNOME_USER_DOCS = frozenset({"gnome-help", "system-admin-guide"})
+
+
+def page_block_pairs(en_xml: str, de_xml: str) -> list[Pair]:
+    """(en, de) blocks of one page pair, or [] when the two pages differ in block count."""
+    en_blocks, de_blocks = blocks(en_xml), blocks(de_xml)
+    if len(en_blocks) != len(de_blocks):
+        return []
+    return [(en, de) for en, de in zip(en_blocks, de_blocks) if en is not None and de is not None]
+
+
+def parse_documents(help_root: Path, skip: frozenset[str] = GNOME_USER_DOCS) -> dict[str, list[Pair]]:
+    """Pairs per page (``<doc>/<page>``) of every C page with a de twin; each pair kept once.
+
+    Mallard ``.page`` and DocBook ``.xml`` pages alike; docs named in ``skip`` are left out.
+    """
+    en_root, de_root = help_root / "C", help_root / "de"
+    seen: set[Pair] = set()
+    documents: dict[str, list[Pair]] = {}
+    for en_path in sorted([*en_root.rglob("*.page"), *en_root.rglob("*.xml")]):
+        rel = en_path.relative_to(en_root)
+        de_path = de_root / rel
+        if rel.parts[0] in skip or rel.name == "legal.xml" or not de_path.is_file():
+            continue
+        en_xml, de_xml = en_path.read_text(encoding="utf-8"), de_path.read_text(encoding="utf-8")
+        try:
+            if en_path.suffix == ".page":
+                block_pairs = page_block_pairs(en_xml, de_xml)
+            else:
+                block_pairs = html_blocks.align_blocks(docbook.blocks(en_xml), docbook.blocks(de_xml))
+        except ET.ParseError:  # a malformed translation only costs that page
+            continue
+        pairs = [p for p in doc_text.sentence_pairs(block_pairs) if p not in seen]
+        seen.update(pairs)
+        if pairs:
+            documents[rel.as_posix()] = pairs
+    return documents
