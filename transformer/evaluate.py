@@ -26,14 +26,17 @@ from transformer.model import Transformer
 
 
 def score(hypotheses: list[str], references: list[str]) -> dict:
-    """Corpus BLEU and chrF with sacreBLEU's defaults, and the signatures that name those settings."""
+    """Corpus BLEU and chrF with sacreBLEU's defaults, and the signatures that name those settings;
+    and the exact-match share (the numbers model's measure: its answers are right or wrong)."""
     import sacrebleu
 
     bleu, chrf = sacrebleu.metrics.BLEU(), sacrebleu.metrics.CHRF()
     b, c = bleu.corpus_score(hypotheses, [references]), chrf.corpus_score(hypotheses, [references])
+    exact = sum(h.strip() == r.strip() for h, r in zip(hypotheses, references, strict=True))
     return {
         "bleu": round(b.score, 2),
         "chrf": round(c.score, 2),
+        "exact_match": round(100 * exact / max(len(references), 1), 2),
         "bleu_detail": str(b),
         "bleu_signature": str(bleu.get_signature()),
         "chrf_signature": str(chrf.get_signature()),
@@ -90,19 +93,24 @@ def evaluate(
 
 def table(result: dict) -> str:
     """A small text table of the scores."""
-    rows = [f"{'decoding':<18}{'BLEU':>7}{'chrF':>7}{'seconds':>9}"]
+    rows = [f"{'decoding':<18}{'BLEU':>7}{'chrF':>7}{'exact %':>9}{'seconds':>9}"]
     for key in ("greedy", "beam"):
         if key in result:
             r = result[key]
             name = "greedy" if key == "greedy" else f"beam {r['beam_size']}, α={r['alpha']}"
-            rows.append(f"{name:<18}{r['bleu']:>7.2f}{r['chrf']:>7.2f}{r['seconds']:>9.1f}")
+            rows.append(
+                f"{name:<18}{r['bleu']:>7.2f}{r['chrf']:>7.2f}{r['exact_match']:>9.2f}{r['seconds']:>9.1f}"
+            )
     return "\n".join(rows)
 
 
 def parse_args(argv=None) -> argparse.Namespace:
     p = argparse.ArgumentParser(description="BLEU and chrF of a model directory on a corpus split.")
     p.add_argument("--model", default="pretrained", help="model directory (config, weights, spm.model)")
-    p.add_argument("--corpus", default="data/corpus")
+    p.add_argument(
+        "--corpus", default="",
+        help="where SPLIT.en/.de are (default: MODEL/heldout when the model ships one, else data/corpus)",
+    )  # fmt: skip
     p.add_argument("--split", default="test", help="reads CORPUS/SPLIT.en and CORPUS/SPLIT.de")
     p.add_argument("--beam", type=int, default=4, help="beam size (0: greedy only)")
     p.add_argument("--alpha", type=float, default=0.6, help="length penalty α")
@@ -126,6 +134,9 @@ def main(argv=None) -> dict:
     if args.beam < 0:
         raise SystemExit("--beam must be 0 (greedy only) or more")
     loaded = pretrained.load_pretrained(args.model, select_device(args.device))
+    if not args.corpus:
+        shipped = Path(args.model) / "heldout"
+        args.corpus = str(shipped if shipped.is_dir() else Path("data/corpus"))
     sources, references = data.read_parallel(Path(args.corpus) / args.split)
     if args.limit:
         sources, references = sources[: args.limit], references[: args.limit]
@@ -148,10 +159,18 @@ def main(argv=None) -> dict:
             health.load_lexicon(lexicon),
         )  # fmt: skip
         result["health"] = measured.summary()
+    from transformer.numbers import alignment, grammar
+
+    if sources and all(grammar.parse(s) is not None for s in sources):  # phrases with a right answer
+        result["gold_alignment"] = alignment.measure(loaded.model, loaded.tokenizer, sources)
     print(f"{args.model} on {args.corpus}/{args.split} ({len(sources)} sentences)")
     print(table(result))
     if "health" in result:
         print(health.table(result["health"]))
+    if "gold_alignment" in result:
+        g = result["gold_alignment"]
+        best = f"layer {g['best_layer'] + 1}, {100 * g['best']:.1f}% of {g['pieces']} pieces"
+        print(f"gold alignment per decoder layer (heads averaged): {g['per_layer']}; best: {best}")
     print(result["greedy"]["bleu_signature"])
     if args.out:
         Path(args.out).parent.mkdir(parents=True, exist_ok=True)

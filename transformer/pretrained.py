@@ -22,6 +22,7 @@ from transformer.model import Transformer
 CONFIG_FILE = "config.json"
 WEIGHTS_FILE = "model.safetensors"
 TOKENIZER_FILE = "spm.model"
+SNAPSHOT_DIR = "snapshots"  # weights from earlier training steps (the numbers model ships some)
 RESTORE_HINT = (
     "restore the shipped files with `git checkout -- pretrained/` "
     "or retrain them with `make train` (see pretrained/MODEL_CARD.md)"
@@ -109,14 +110,32 @@ def load_weights(model: Transformer, path: str | Path) -> None:
     model.load_state_dict(state, strict=False)  # the tied aliases share the loaded matrix
 
 
-def load_pretrained(directory: str | Path, device: str | torch.device = "cpu") -> LoadedModel:
-    """Build the model from `directory` on `device`, in eval mode, with its tokenizer."""
+def snapshot_steps(directory: str | Path) -> list[int]:
+    """Training steps of the snapshots a model directory ships (`snapshots/step_N.safetensors`)."""
+    steps = []
+    for path in Path(directory, SNAPSHOT_DIR).glob("step_*.safetensors"):
+        try:
+            steps.append(int(path.stem.removeprefix("step_")))
+        except ValueError:
+            continue
+    return sorted(steps)
+
+
+def snapshot_file(directory: str | Path, step: int) -> Path:
+    return Path(directory, SNAPSHOT_DIR, f"step_{step:07d}.safetensors")
+
+
+def load_pretrained(
+    directory: str | Path, device: str | torch.device = "cpu", snapshot: int | None = None
+) -> LoadedModel:
+    """Build the model from `directory` on `device`, in eval mode, with its tokenizer; with
+    `snapshot`, the weights that directory kept from that training step instead of the final ones."""
     from transformer.tokenizer import Tokenizer
 
     directory = Path(directory)
     config = load_config(directory)
     model = Transformer(config)
-    weights = directory / WEIGHTS_FILE
+    weights = directory / WEIGHTS_FILE if snapshot is None else snapshot_file(directory, snapshot)
     load_weights(model, weights)
     spm_path = directory / TOKENIZER_FILE
     try:

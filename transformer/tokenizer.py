@@ -84,11 +84,13 @@ class Tokenizer:
         vocab_size: int = 8000,  # DEVIATION: paper ~37k; a small vocabulary keeps the CPU softmax cheap
         character_coverage: float = 0.9999,
         num_threads: int = 2,
+        user_symbols: Sequence[str] = (),
     ) -> Tokenizer:
         """Train a joint BPE model on the lines of ``input_paths``; writes ``<prefix>.model/.vocab``.
 
         Lines are deduplicated (repeated training pairs would only skew piece counts) and all of
         them are used in file order, without sampling or shuffling, so the result is reproducible.
+        ``user_symbols`` are always kept whole as one piece (the numbers model's morphemes).
         """
         prefix = Path(model_prefix)
         prefix.parent.mkdir(parents=True, exist_ok=True)
@@ -105,6 +107,7 @@ class Tokenizer:
             input_sentence_size=0,  # 0 = use every line: no random sample
             shuffle_input_sentence=False,
             split_digits=True,  # numbers as digit sequences, not thousands of number pieces
+            user_defined_symbols=list(user_symbols),
             num_threads=num_threads,
             minloglevel=2,
         )
@@ -179,14 +182,22 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--out", type=Path, default=Path("data/spm"))
     parser.add_argument("--vocab-size", type=int, default=8000)
     parser.add_argument("--lexicon-every", type=int, default=3, help="lexicon sampling stride")
+    parser.add_argument("--symbols", type=Path, help="file of pieces to keep whole, one per line")
+    parser.add_argument("--character-coverage", type=float, default=0.9999)
     args = parser.parse_args(argv)
 
     args.out.mkdir(parents=True, exist_ok=True)
     inputs = [args.corpus / "train.en", args.corpus / "train.de"]
-    inputs += _lexicon_sample(args.corpus, args.out, args.lexicon_every)
-    tok = Tokenizer.train(inputs, args.out / "spm", vocab_size=args.vocab_size)
-    for lang in ("lexicon_sample.en", "lexicon_sample.de"):
-        (args.out / lang).unlink()
+    samples = []
+    if (args.corpus / "lexicon.en").is_file():  # the numbers corpus has no lexicon
+        samples = _lexicon_sample(args.corpus, args.out, args.lexicon_every)
+    symbols = args.symbols.read_text(encoding="utf-8").split() if args.symbols else ()
+    tok = Tokenizer.train(
+        inputs + samples, args.out / "spm", vocab_size=args.vocab_size,
+        character_coverage=args.character_coverage, user_symbols=symbols,
+    )  # fmt: skip
+    for path in samples:
+        path.unlink()
     print(f"wrote {args.out / 'spm.model'} (vocab {tok.vocab_size})")
     for split in ("valid", "test"):
         for lang in ("en", "de"):

@@ -127,6 +127,10 @@ def parse_args(argv=None) -> argparse.Namespace:
     p.add_argument("--snapshot-minutes", type=float, default=10.0)
     p.add_argument("--keep-snapshots", type=int, default=5)
     p.add_argument(
+        "--milestones", default="",
+        help="steps whose weights are kept in OUT/milestones (e.g. 0,50,200,1000): heads forming",
+    )  # fmt: skip
+    p.add_argument(
         "--amp",
         choices=["none", "bf16"],
         default="none",
@@ -266,6 +270,15 @@ class Trainer:
         for old in sorted(snaps.glob("step_*.safetensors"))[: -self.args.keep_snapshots]:
             old.unlink()
 
+    def _save_milestone(self) -> None:
+        """Weights at a step named by --milestones, never pruned (the app's training-step slider)."""
+        steps = {int(s) for s in self.args.milestones.split(",") if s.strip()}
+        if self.rank or self.progress.step not in steps:
+            return
+        path = self.out / "milestones" / f"step_{self.progress.step:07d}.safetensors"
+        path.parent.mkdir(exist_ok=True)
+        save_file(pretrained.weights_state(self.model), str(path))
+
     def _request_stop(self, signum, frame) -> None:
         self.log(f"signal {signum}: stopping after this step (checkpoint and snapshot follow)")
         self.stop_requested = True
@@ -330,6 +343,7 @@ class Trainer:
         bar = tqdm(disable=self.rank != 0, initial=p.step, unit="step", dynamic_ncols=True)
         amp = a.amp == "bf16"
         done = self._should_stop(deadline)  # a resumed run may already be at --steps
+        self._save_milestone()  # step 0: the initial weights
         while not done:
             pairs = data.epoch_pairs(
                 self.sentences, self.lexicon, a.lexicon_share, seed=a.seed * 1000 + p.epoch
@@ -350,6 +364,7 @@ class Trainer:
                 p.tokens += n_tokens
                 p.seconds += dt
                 bar.update(1)
+                self._save_milestone()
                 bar.set_postfix(
                     loss=f"{loss.item():.3f}", lr=f"{lr:.2e}", tok_s=f"{n_tokens / dt:.0f}", ep=p.epoch
                 )
