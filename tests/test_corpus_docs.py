@@ -191,3 +191,29 @@ def test_doc_sources_are_named_once_and_never_read_forbidden_packages():
 def test_unique_documents_keep_a_pair_in_its_first_document_only():
     docs = docs_sources.unique_documents([("b", [("x", "y"), ("z", "w")]), ("a", [("x", "y"), ("x", "y")])])
     assert docs == {"a": [("x", "y")], "b": [("z", "w")]}
+
+
+def test_text_left_in_english_with_german_quotes_is_untranslated():
+    en, de = (
+        "Top layer at 100% opacity using “Addition” mode.",
+        "Top layer at 100% opacity using „Addition“ mode.",
+    )
+    assert doc_text.same_words(en, de)
+    assert doc_text.sentence_pairs([(en, de)]) == []
+
+
+def test_mallard_menu_paths_and_key_combinations_keep_their_separators():
+    en = (
+        '<page xmlns="http://projectmallard.org/1.0/"><p>Choose <guiseq><gui>View</gui><gui>Zoom</gui>'
+        "</guiseq> or press <keyseq><key>Ctrl</key><key>H</key></keyseq> to zoom.</p></page>"
+    )
+    de = (
+        '<page xmlns="http://projectmallard.org/1.0/"><p>Wählen Sie <guiseq><gui>Ansicht</gui><gui>Zoom</gui>'
+        "</guiseq> oder drücken Sie <keyseq><key>Strg</key><key>H</key></keyseq> zum Zoomen.</p></page>"
+    )
+    assert mallard.page_block_pairs(en, de) == [
+        (
+            "Choose View ▸ Zoom or press Ctrl+H to zoom.",
+            "Wählen Sie Ansicht ▸ Zoom oder drücken Sie Strg+H zum Zoomen.",
+        )
+    ]

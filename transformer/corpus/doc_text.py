@@ -24,6 +24,8 @@ _LEFTOVER = re.compile(r"[<>{}|\\]|&[a-z]+;|&#\d+;|\$\(|\$\{|^\.|\s\.[A-Z]{1,2}\
 # A token that reads as code, a path or an option rather than a word.
 _TECHNICAL = re.compile(r"^(?:-{1,2}\w|/\w|\w+/\w|\w*[_=]\w|\w+\(\)|\w+\.\w+\.\w+)")
 _DIGITS = re.compile(r"\d+")
+# Quotes differ between the languages even where a translator left the text in English.
+_QUOTES = str.maketrans({c: '"' for c in "\u201c\u201d\u201e\u00ab\u00bb\u2039\u203a"})
 WHOLE_MAX_WORDS = 50
 
 
@@ -53,9 +55,14 @@ def is_prose(text: str) -> bool:
     return is_sentence(text) or (text.endswith(":") and is_sentence(text[:-1] + "."))
 
 
+def same_words(en: str, de: str) -> bool:
+    """Both sides are the same text once quotes and case are set aside (left untranslated)."""
+    return en.translate(_QUOTES).casefold() == de.translate(_QUOTES).casefold()
+
+
 def _translation(en: str, de: str) -> bool:
     return (
-        en != de
+        not same_words(en, de)
         and is_prose(en)
         and is_prose(de)
         and en.endswith(":") == de.endswith(":")
@@ -72,7 +79,7 @@ def sentence_pairs(blocks: Iterable[Pair]) -> list[Pair]:
     out: list[Pair] = []
     for en_block, de_block in blocks:
         en_block, de_block = normalize(en_block), normalize(de_block)
-        if en_block == de_block or looks_english(de_block):
+        if same_words(en_block, de_block) or looks_english(de_block):
             continue
         en_sents, de_sents = split_sentences(en_block), split_sentences(de_block)
         if len(en_sents) != len(de_sents):

@@ -7,6 +7,7 @@ of blocks, block n of one translates block n of the other; other pages are skipp
 
 from __future__ import annotations
 
+import re
 import xml.etree.ElementTree as ET
 from pathlib import Path
 
@@ -78,9 +79,19 @@ def parse_tree(help_root: Path) -> list[Pair]:
 GNOME_USER_DOCS = frozenset({"gnome-help", "system-admin-guide"})
 
 
+# Yelp shows a menu path (<guiseq>) as "View ▸ Zoom" and a key combination (<keyseq>) as "Ctrl+H";
+# without the separators the words would run together ("ViewZoom", "CtrlH").
+_GUI_STEP = re.compile(r"(</gui>)\s*(<gui[\s>])")
+_KEY_STEP = re.compile(r"(</key>)\s*(<key[\s>])")
+
+
+def _with_separators(xml: str) -> str:
+    return _KEY_STEP.sub(r"\1+\2", _GUI_STEP.sub("\\1 \u25b8 \\2", xml))
+
+
 def page_block_pairs(en_xml: str, de_xml: str) -> list[Pair]:
     """(en, de) blocks of one page pair, or [] when the two pages differ in block count."""
-    en_blocks, de_blocks = blocks(en_xml), blocks(de_xml)
+    en_blocks, de_blocks = blocks(_with_separators(en_xml)), blocks(_with_separators(de_xml))
     if len(en_blocks) != len(de_blocks):
         return []
     return [(en, de) for en, de in zip(en_blocks, de_blocks) if en is not None and de is not None]
