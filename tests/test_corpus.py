@@ -4,14 +4,13 @@ from __future__ import annotations
 
 import gettext
 import io
-import json
 import random
 import shutil
 from pathlib import Path
 
 import pytest
 
-from transformer.corpus import build, ding, lo_help, mallard, mo, splits, text
+from transformer.corpus import build, ding, lo_help, mallard, mo, splits, table, text
 
 FIXTURES = Path(__file__).parent / "fixtures" / "corpus" / "raw"
 DING_FILE = FIXTURES / "usr/share/trans/de-en"
@@ -257,49 +256,42 @@ def _read_pairs(out: Path, stem: str) -> list[text.Pair]:
     return list(zip(en, de))
 
 
+def _parse_fixture(raw: Path) -> dict:
+    """The fixture tree parsed by the table's own parsers, as ``build`` would after unpacking."""
+    parsers = {s.name: s.parse for s in table.SOURCES}
+    return {name: parsers[name](raw) for name in ("ding", "lo_help", "lo_ui", "gnome")}
+
+
+def _write(out: Path, raw: Path) -> dict:
+    outputs, train_by_source, _ = build.assemble(_parse_fixture(raw), ding.parse_file(DING_FILE)[1], 2, 2, 1)
+    out.mkdir()
+    for stem, pairs in outputs.items():
+        build._write_pairs(out, stem, pairs)
+    return train_by_source
+
+
 def test_build_writes_aligned_disjoint_deterministic_files(raw_tree, tmp_path):
     out_a, out_b = tmp_path / "a", tmp_path / "b"
-    stats = build.build(raw_tree, out_a, {}, test_size=2, valid_size=2)
-    build.build(raw_tree, out_b, {}, test_size=2, valid_size=2)
+    train_by_source = _write(out_a, raw_tree)
+    _write(out_b, raw_tree)
     names = sorted(p.name for p in out_a.iterdir())
-    expected = [f"{s}.{lang}" for s in ("train", "lexicon", "valid", "test") for lang in ("en", "de")]
-    assert names == sorted([*expected, "stats.json"])
+    stems = ("train", "lexicon", "valid", "test", "valid-story", "test-story", "valid-tech", "test-tech")
+    assert names == sorted(f"{s}.{lang}" for s in stems for lang in ("en", "de"))
     for name in names:
         assert (out_a / name).read_bytes() == (out_b / name).read_bytes(), name
 
     train, valid, test = (_read_pairs(out_a, s) for s in ("train", "valid", "test"))
     lexicon = _read_pairs(out_a, "lexicon")
     assert len(test) >= 2 and len(valid) >= 2
-    assert not _sides(train) & (_sides(valid) | _sides(test))
+    held = set()
+    for stem in ("valid", "test", "valid-tech", "test-tech"):
+        held |= _sides(_read_pairs(out_a, stem))
+    assert not _sides(train) & held
     assert not _sides(valid) & _sides(test)
     ding_sentences = ding.parse_file(DING_FILE)[0]
-    held_out = set(valid) | set(test)
     for pair in ding_sentences:  # Ding training sentences appear DING_WEIGHT times
         if pair in train:
-            assert train.count(pair) == build.DING_WEIGHT
-    assert ("Shows the next match in the text.", "Zeigt den nächsten Treffer im Text.") in train
-    assert train.count(("Open the file in a new window.",
-                        "Öffnen Sie die Datei in einem neuen Fenster.")) == 1  # fmt: skip
-    assert held_out <= set(ding_sentences)
+            assert train.count(pair) == table.DING_WEIGHT
+    assert set(valid) | set(test) <= set(ding_sentences)
     assert ("supper", "Abendbrot") in lexicon
-
-    written = json.loads((out_a / "stats.json").read_text(encoding="utf-8"))
-    assert written == stats
-    assert written["splits"]["train"] == len(train) and written["splits"]["test"] == len(test)
-    licences = {name: info["licence"] for name, info in written["sources"].items()}
-    assert licences == {
-        "ding": "GPL-2+", "lo_help": "MPL-2.0", "lo_ui": "MPL-2.0", "gnome": "CC-BY-SA-3.0"
-    }  # fmt: skip
-
-
-def test_fetch_skips_download_when_debs_exist(tmp_path, monkeypatch):
-    for name, (version, _) in build.PACKAGES.items():
-        (tmp_path / f"{name}_{version or '1.0'}_all.deb").write_bytes(b"")
-
-    def no_network(*args, **kwargs):
-        raise AssertionError(f"unexpected subprocess call {args}")
-
-    monkeypatch.setattr(build.subprocess, "run", no_network)
-    paths = build.fetch(tmp_path)
-    assert paths["trans-de-en"].name == "trans-de-en_1.9-6_all.deb"
-    assert set(paths) == set(build.PACKAGES)
+    assert train_by_source["lo_ui"]  # UI strings are not held out; help pages may be (tech sets)

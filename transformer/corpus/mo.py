@@ -82,3 +82,25 @@ def parse_dir(mo_dir: Path) -> list[Pair]:
     for path in sorted(mo_dir.rglob("*.mo")):
         pairs.update(dict.fromkeys(catalog_pairs(read_mo(path.read_bytes()))))
     return list(pairs)
+
+
+def raw_pairs(catalog: dict[str, str], min_words: int = 1) -> list[Pair]:
+    """Every translated (msgid, msgstr) of a catalogue, unfiltered, in key order.
+
+    Contexts are dropped and plural entries skipped (their text holds a number placeholder); the
+    corpus filters (``text.clean_pairs``) decide what is a usable sentence.
+    """
+    pairs: list[Pair] = []
+    for key in sorted(catalog):
+        msgid, msgstr = key.split("\x04", 1)[-1], catalog[key]
+        if msgid and msgstr and "\x00" not in msgid and len(msgid.split()) >= min_words:
+            pairs.append((msgid, msgstr))
+    return pairs
+
+
+def documents(root: Path, pattern: str, min_words: int = 1) -> dict[str, list[Pair]]:
+    """Raw pairs of every ``.mo`` matching ``pattern`` under ``root``, one document per file stem."""
+    docs: dict[str, list[Pair]] = {}
+    for path in sorted(root.glob(pattern)):
+        docs.setdefault(path.stem, []).extend(raw_pairs(read_mo(path.read_bytes()), min_words))
+    return docs
