@@ -119,7 +119,7 @@ DOC_SOURCES: list[Source] = [
     Source(
         name="gimp_help",
         packages=doc_packages.GIMP,
-        licence="GFDL-1.2+",
+        licence="GFDL-NIV-1.2+",
         description="GIMP user manual (HTML), English and German pages aligned by structure",
         domain="technical",
         parse=parse_gimp,
