@@ -144,6 +144,14 @@ def test_docbook_blocks_namespaces_entities_and_xrefs():
     ]
 
 
+def test_docbook_menu_paths_and_key_combinations_keep_their_separators():
+    xml = (
+        "<para>Choose <menuchoice><guimenu>File</guimenu><guimenuitem>Scripts</guimenuitem></menuchoice>"
+        " or press <keycombo><keycap>Ctrl</keycap><keycap>S</keycap></keycombo>.</para>"
+    )
+    assert docbook.blocks(xml) == [("para", "Choose File ▸ Scripts or press Ctrl+S.")]
+
+
 def test_mallard_documents_skip_gnome_user_docs_and_keep_each_pair_once():
     documents = mallard.parse_documents(SHARE / "help")
     assert sorted(documents) == ["demo/intro.page", "demo/rules.xml"]
