@@ -12,6 +12,7 @@ Shapes: B batch, S source positions (symbols + EOS), T target positions (BOS + s
 
 from __future__ import annotations
 
+import math
 import random
 import time
 from collections.abc import Callable
@@ -98,6 +99,37 @@ def make_batch(task: ToyTask, rng: random.Random, size: int, pad_id: int = 0):
     return src, tgt
 
 
+def fresh_model(task: ToyTask, recipe: ToyRecipe = ToyRecipe(), seed: int = 0) -> Transformer:
+    """The untrained model that a run with this seed starts from (the same weights every time)."""
+    torch.manual_seed(seed)
+    return Transformer(recipe.config(task))
+
+
+class ToyTrainer:
+    """A fresh model, its optimiser and its batches: `step()` makes one update, so a caller can
+    watch, evaluate or stop the run between any two updates.
+
+    Evaluating between steps (`exact_match`, `cross_attention`) switches the model to eval mode;
+    every step switches it back to training mode first.
+    """
+
+    def __init__(self, task: ToyTask, recipe: ToyRecipe = ToyRecipe(), seed: int = 0) -> None:
+        self.task, self.recipe = task, recipe
+        self.model = fresh_model(task, recipe, seed)
+        self.optimizer = make_optimizer(self.model)
+        self.rng = random.Random(seed)
+        self.steps = 0  # updates made so far
+
+    def step(self) -> float:
+        """One update on a fresh batch; returns its (label-smoothed) loss."""
+        cfg, recipe = self.model.config, self.recipe
+        self.steps += 1
+        src, tgt = make_batch(self.task, self.rng, recipe.batch_size, cfg.pad_id)
+        lr = noam_lr(self.steps, cfg.d_model, recipe.warmup, recipe.lr_scale)
+        self.model.train()
+        return float(train_step(self.model, self.optimizer, src, tgt, lr, cfg.pad_id, recipe.smoothing))
+
+
 @dataclass
 class ToyRun:
     """A trained toy model and its loss curve (one value per step)."""
@@ -119,25 +151,36 @@ def train_toy(
 
     `on_step(step, loss, model)` runs after each update; returning True stops the run.
     """
-    torch.manual_seed(seed)
-    rng = random.Random(seed)
-    config = recipe.config(task)
-    model = Transformer(config).train()
-    optimizer = make_optimizer(model)
-    run = ToyRun(model)
+    trainer = ToyTrainer(task, recipe, seed)
+    run = ToyRun(trainer.model)
     start = time.perf_counter()
-    for step in range(1, steps + 1):
-        src, tgt = make_batch(task, rng, recipe.batch_size, config.pad_id)
-        lr = noam_lr(step, config.d_model, recipe.warmup, recipe.lr_scale)
-        loss = float(train_step(model, optimizer, src, tgt, lr, config.pad_id, recipe.smoothing))
+    while trainer.steps < steps:
+        loss = trainer.step()
         run.losses.append(loss)
-        if on_step is not None and on_step(step, loss, model):
+        if on_step is not None and on_step(trainer.steps, loss, trainer.model):
             break
         if time.perf_counter() - start > seconds:
             break
     run.seconds = time.perf_counter() - start
-    model.eval()
+    trainer.model.eval()
     return run
+
+
+def loss_floor(vocab_size: int, smoothing: float) -> float:
+    """The lowest label-smoothed cross-entropy any model can reach: the entropy of the smoothed target.
+
+    PyTorch's `label_smoothing` spreads `smoothing` evenly over all `vocab_size` classes, so a perfect
+    model still pays this much per token; a solved task's loss curve levels off here, not at 0.
+    """
+    gold = 1.0 - smoothing + smoothing / vocab_size
+    other = smoothing / vocab_size
+    return -(gold * math.log(gold)) - (vocab_size - 1) * other * math.log(other) if other else 0.0
+
+
+def broadness(attention: torch.Tensor) -> list[float]:
+    """Per layer, the mean entropy of the rows of (L, T, S) attention ÷ ln S: 1 = uniform, 0 = one key."""
+    entropy = -(attention * attention.clamp_min(1e-12).log()).sum(-1)  # (L, T)
+    return (entropy.mean(-1) / math.log(attention.size(-1))).tolist()
 
 
 @torch.no_grad()
