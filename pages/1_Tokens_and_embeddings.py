@@ -7,6 +7,7 @@ import streamlit as st
 from transformer.analysis import inputs as analysis
 from ui import model as model_io
 from ui.layout import page, require_sentence, show_figure
+from ui.state import url_widget
 from viz import embeddings as viz_embed
 from viz.labels import WORD_START, token_labels
 from viz.palette import diverging_note
@@ -83,10 +84,10 @@ st.markdown(
     "in the sentence: the embedding alone cannot tell the two apart. Add the positional encoding (what "
     "the first encoder layer actually receives) and the copies become different vectors."
 )
-which = st.radio(
-    "Compare", ["embedding rows E[x]", "E[x]·√d_model + PE(pos) (input of encoder layer 1)"],
-    horizontal=True, key="embed_compare",
-)
+compared = ["embedding rows E[x]", "E[x]·√d_model + PE(pos) (input of encoder layer 1)"]
+url_widget("compare", "embed_compare", 0, [0, 1])
+which = compared[st.radio("Compare", [0, 1], format_func=lambda i: compared[i], horizontal=True,
+                          key="embed_compare")]
 vectors = trace.get("src_embed.hook_embed" if which.startswith("embedding") else "src_pos_enc.hook_sum")
 show_figure(
     viz_embed.similarity_heatmap(analysis.cosine_similarity(vectors), labels,

@@ -9,6 +9,7 @@ from transformer.analysis import inputs as analysis
 from transformer.embeddings import sinusoidal_encoding
 from ui import model as model_io
 from ui.layout import attention_picker, page, require_sentence, show_figure
+from ui.state import url_widget
 from viz import positional as viz_pos
 from viz.heatmap import attention_heatmap
 from viz.labels import token_labels
@@ -25,7 +26,7 @@ table = sinusoidal_encoding(cfg.max_len, cfg.d_model)  # the very table the mode
 @st.cache_data(max_entries=32, show_spinner="Running the encoder without positions…")
 def _without_positions(model_id: str, src_ids: tuple[int, ...], order: tuple[int, ...]):
     # model_id keys the cache to the weights; the model itself is the shared cached one.
-    return analysis.without_positions(model_io.loaded().model, list(src_ids), list(order))
+    return analysis.without_positions(model_io.by_id(model_id).model, list(src_ids), list(order))
 
 
 st.markdown(
@@ -39,7 +40,8 @@ st.latex(r"PE_{(pos,\,2i)} = \sin\!\left(\frac{pos}{10000^{2i/d_{model}}}\right)
          r"PE_{(pos,\,2i+1)} = \cos\!\left(\frac{pos}{10000^{2i/d_{model}}}\right)")
 
 st.header("1 · The whole table")
-n_show = st.slider("Positions to show", 8, cfg.max_len, min(cfg.max_len, max(64, n_src)), key="pe_positions")
+url_widget("positions", "pe_positions", min(cfg.max_len, max(64, n_src)), low=8, high=cfg.max_len)
+n_show = st.slider("Positions to show", 8, cfg.max_len, key="pe_positions")
 show_figure(
     viz_pos.pe_heatmap(table[:n_show], colorscale=p.colors["diverging"]),
     key="pe_matrix",
@@ -54,8 +56,8 @@ st.markdown(
     f"positions; the wavelength grows with the dimension, up to 10000·2π for the last pair of "
     f"d_model = {cfg.d_model}. Pick dimensions to compare."
 )
-dims = st.multiselect("Dimensions", list(range(cfg.d_model)), default=[0, 1, 10, 11, cfg.d_model // 2],
-                      key="pe_dims", max_selections=8)
+url_widget("dims", "pe_dims", [0, 1, 10, 11, cfg.d_model // 2], list(range(cfg.d_model)), max_items=8)
+dims = st.multiselect("Dimensions", list(range(cfg.d_model)), key="pe_dims", max_selections=8)
 if dims:
     show_figure(viz_pos.pe_curves(table[:n_show], dims), key="pe_curves",
                 caption="Even dimensions are sines, odd dimensions cosines of the same angle.")
@@ -87,11 +89,13 @@ st.latex(r"PE(pos+k) = M_k\,PE(pos), \qquad M_k = \mathrm{diag}\big(R(k\omega_0)
          r"R(k\omega_{d/2-1})\big)")
 st.latex(r"R(\theta) = \begin{pmatrix}\cos\theta & \sin\theta \\ -\sin\theta & \cos\theta\end{pmatrix}, "
          r"\qquad \omega_i = 10000^{-2i/d_{model}}")
-k = st.slider("Offset k", 1, 50, 3, key="pe_k")
+url_widget("k", "pe_k", 3, low=1, high=50)
+k = st.slider("Offset k", 1, 50, key="pe_k")
 check = analysis.check_shift(table, k)
 cols = st.columns([2, 3])
 with cols[0]:
-    corner = st.toggle("Show the whole matrix", value=False, key="pe_whole_matrix")
+    url_widget("whole", "pe_whole_matrix", False)
+    corner = st.toggle("Show the whole matrix", key="pe_whole_matrix")
     show_figure(viz_pos.shift_matrix_heatmap(check.matrix, k, None if corner else 16, p.colors["diverging"]),
                 key="pe_shift_matrix", caption=f"{diverging_note(p.colors).capitalize()}.")
 with cols[1]:
@@ -112,7 +116,8 @@ st.markdown(
     "apart. With PE switched back on, the weights really change."
 )
 sel = attention_picker(p, stacks=("encoder",))
-seed = st.number_input("Shuffle (change the number for another order)", 0, 10_000, 0, key="pe_shuffle_seed")
+url_widget("shuffle", "pe_shuffle_seed", 0, low=0, high=10_000)
+seed = st.number_input("Shuffle (change the number for another order)", 0, 10_000, key="pe_shuffle_seed")
 order = analysis.word_shuffle(trace.src_pieces, int(seed))
 result = _without_positions(p.lm.model_id, tuple(trace.src_ids), tuple(order))
 labels = token_labels(trace.src_pieces, p.sel.pieces)

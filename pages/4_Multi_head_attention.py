@@ -8,6 +8,7 @@ import streamlit as st
 from transformer.analysis.decoding import SPECIAL_PIECES
 from ui import model as model_io
 from ui.layout import attention_picker, page, require_sentence, show_figure
+from ui.state import url_widget
 from ui.uniform import uniform_note
 from viz import multihead
 from viz.labels import plain, token_labels
@@ -61,19 +62,19 @@ st.markdown(
     "is a thicket); pick another token, or **all tokens** for the whole picture."
 )
 cols = st.columns([2, 3])
+all_heads = list(range(p.n_heads))
+url_widget("heads", "mh_heads", all_heads, all_heads, offset=int(sel.one_based))
 chosen_heads = cols[0].multiselect(
-    "Heads to draw",
-    list(range(p.n_heads)),
-    default=list(range(p.n_heads)),
-    format_func=lambda h: head_names[h],
-    key="mh_heads",
+    "Heads to draw", all_heads, format_func=lambda h: head_names[h], key="mh_heads"
 )
 first_word = next((i for i, piece in enumerate(tr.query_pieces(sel.stack)) if piece not in SPECIAL_PIECES), 0)
+token_options = [None, *range(len(q_labels))]  # None: all tokens
+token_key = "mh_token"
+url_widget("tok", token_key, first_word, token_options)
 token = cols[1].selectbox(
     "Query token",
-    [None, *range(len(q_labels))],
-    index=1 + first_word,  # option 0 is "all tokens"
-    key="mh_token",
+    token_options,
+    key=token_key,
     format_func=lambda i: "all tokens" if i is None else plain(q_labels[i]),
 )
 if chosen_heads:

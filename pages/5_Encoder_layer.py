@@ -8,6 +8,7 @@ import streamlit as st
 from ui import model as model_io
 from ui import state
 from ui.layout import page, require_sentence, show_figure
+from ui.state import url_widget
 from viz import layers as layer_viz
 from viz.labels import token_labels
 from viz.palette import diverging_note
@@ -60,7 +61,10 @@ st.caption(
     f"{cfg.d_model} dimensions; {diverging_note(p.colors)}. Hover for exact values."
 )
 stage_names = [name for name, _ in stages]
-picked = st.radio("Stage", stage_names, index=len(stage_names) - 1, horizontal=True, key="enc_stage")
+stage_options = list(range(len(stage_names)))  # by index: the first stage's name depends on the layer
+url_widget("stage", "enc_stage", len(stage_names) - 1, stage_options)
+picked = stage_names[st.radio("Stage", stage_options, format_func=lambda i: stage_names[i], horizontal=True,
+                              key="enc_stage")]
 values = dict(stages)[picked]
 show_figure(
     layer_viz.activation_heatmap(

@@ -6,8 +6,8 @@ from __future__ import annotations
 import streamlit as st
 
 from transformer.analysis.decoding import step_from_trace, step_limit
+from ui import generation, gold, state
 from ui import model as model_io
-from ui import state
 from ui.layout import page, require_sentence, show_figure
 from ui.uniform import uniform_note
 from viz import decoding as dec_viz
@@ -85,16 +85,17 @@ st.markdown(
     "says so when one does."
 )
 cross = tr.attention("decoder", "cross", layer)  # (H, T, S)
+cross_fig = dec_viz.alignment_heatmap(
+    cross, tgt_labels, src_labels, f"{where}: cross-attention, average of the heads",
+    colorscale=p.colors["sequential"],
+)  # fmt: skip
+# The numbers model knows the right answer: boxes on the cells each row should attend to.
+right = gold.overlay(cross_fig, tr, p.src.text, cross.mean(0), "heads averaged, this layer")
 show_figure(
-    dec_viz.alignment_heatmap(
-        cross,
-        tgt_labels,
-        src_labels,
-        f"{where}: cross-attention, average of the heads",
-        colorscale=p.colors["sequential"],
-    ),
+    cross_fig,
     key="dec_cross_avg",
-    caption=f"Rows = queries (German, decoder), columns = keys (English, encoder). {numbering}",
+    caption=f"Rows = queries (German, decoder), columns = keys (English, encoder). {numbering}"
+    + (f" {right}" if right else ""),
 )
 uniform_note(tr, "decoder", "cross", layer)
 with st.expander("Cross-attention head by head"):
@@ -119,7 +120,11 @@ st.markdown(
     "to every attention matrix: the row of the newest query, shown below."
 )
 decode_key = f"atlas_decode::{p.lm.model_id}::{p.src.text}"
-prefix = list(st.session_state.get(decode_key, []))
+if decode_key not in st.session_state:  # a link names how many tokens were generated ("tokens")
+    asked = state.decode(st.query_params.get("tokens"), 0, low=0)
+    st.session_state[decode_key] = generation.greedy_prefix(p.lm.model_id, p.src.text, asked)
+prefix = list(st.session_state[decode_key])
+state.url_value("tokens", len(prefix), 0)
 step_tr = model_io.trace(p.lm.model_id, p.src.text, target_ids=tuple(prefix))
 step = step_from_trace(step_tr, TOP_K)
 finished = bool(prefix) and prefix[-1] == p.lm.tokenizer.eos_id

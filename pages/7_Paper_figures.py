@@ -8,6 +8,7 @@ import streamlit as st
 from transformer.analysis.decoding import find_word, rank_heads, words
 from ui import model as model_io
 from ui.layout import layer_slider, page, show_figure
+from ui.state import url_widget
 from ui.uniform import focus_default, focus_text, heads_by_focus, uniform_note
 from viz import paper
 from viz.labels import plain, span_label, token_labels
@@ -35,7 +36,8 @@ st.info(
     "heads into the same order: the paper's “head 5” is not our head 5. Use the head finder at the bottom "
     "to look for a head that does what a paper figure shows."
 )
-use_own = st.toggle("Use my sentence (from the sidebar) instead of the paper's", value=False, key="paper_own")
+url_widget("own", "paper_own", False)
+use_own = st.toggle("Use my sentence (from the sidebar) instead of the paper's", key="paper_own")
 if use_own and p.src.empty:
     st.warning("The sidebar sentence is empty; showing the paper's sentences.")
     use_own = False
@@ -76,12 +78,9 @@ st.markdown(
 tr3 = encoder_trace(FIGURE3)
 labels3 = token_labels(tr3.src_pieces, p.sel.pieces)
 weights3 = tr3.attention("encoder", "self", layer)  # (H, S, S)
+url_widget("q3", "paper_q3", default_position(tr3.src_pieces, "making"), list(range(len(labels3))))
 query3 = st.selectbox(
-    "Query token",
-    range(len(labels3)),
-    index=default_position(tr3.src_pieces, "making"),
-    format_func=lambda i: plain(labels3[i]),
-    key="paper_q3",
+    "Query token", range(len(labels3)), format_func=lambda i: plain(labels3[i]), key="paper_q3"
 )
 show_figure(
     paper.figure3(weights3, labels3, query3, head_names, colors, f"Figure 3 on our model: {where}"),
@@ -118,20 +117,14 @@ its = find_word(pieces4, "its") or words(pieces4)[0]
 law = find_word(pieces4, "Law") or words(pieces4)[min(1, len(words(pieces4)) - 1)]
 in_layer = [s.head for s in rank_heads(tr4, its.positions, law.positions) if s.layer == layer]
 cols = st.columns(2)
+all_heads, off = list(range(p.n_heads)), int(sel.one_based)
+url_widget("full", "paper_fig4_full", in_layer[0], all_heads, offset=off)
 full_head = cols[0].selectbox(
-    "Head for the full picture (top)",
-    range(p.n_heads),
-    index=in_layer[0],
-    format_func=lambda h: head_names[h],
-    key="paper_fig4_full",
+    "Head for the full picture (top)", all_heads, format_func=lambda h: head_names[h], key="paper_fig4_full"
 )
-iso_heads = cols[1].multiselect(
-    "Heads for the isolated picture (bottom)",
-    range(p.n_heads),
-    default=in_layer[:2],
-    format_func=lambda h: head_names[h],
-    key="paper_fig4_iso",
-)
+url_widget("iso", "paper_fig4_iso", in_layer[:2], all_heads, offset=off)
+iso_heads = cols[1].multiselect("Heads for the isolated picture (bottom)", all_heads,
+                                format_func=lambda h: head_names[h], key="paper_fig4_iso")
 show_figure(
     paper.figure_full(
         weights4,
@@ -172,13 +165,11 @@ st.markdown(
     "one that looks at neighbours draws parallel, almost horizontal lines; one that looks at a single "
     "token draws a fan. The two most focused heads of the layer are drawn first."
 )
+pair_default = [sel.head, *(h for h in heads_by_focus(tr4, "encoder", "self", layer) if h != sel.head)][:2]
+pair_key = f"paper_fig5_heads_{layer}"  # each layer starts from its own most focused heads
+url_widget("pair", pair_key, pair_default, all_heads, offset=off, max_items=2)
 pair = st.multiselect(
-    "Two heads to compare",
-    range(p.n_heads),
-    default=[sel.head, *(h for h in heads_by_focus(tr4, "encoder", "self", layer) if h != sel.head)][:2],
-    max_selections=2,
-    format_func=lambda h: head_names[h],
-    key=f"paper_fig5_heads_{layer}",  # each layer starts from its own most focused heads
+    "Two heads to compare", all_heads, max_selections=2, format_func=lambda h: head_names[h], key=pair_key
 )
 fig5_cols = st.columns(2)
 for i, h in enumerate(pair):
@@ -215,20 +206,13 @@ def _word_index(text: str, fallback: int) -> int:
 
 
 cols = st.columns(2)
-q_word = cols[0].selectbox(
-    "Query word (attending)",
-    range(len(word_list)),
-    index=_word_index("its", 0),
-    format_func=lambda i: word_names[i],
-    key="finder_query",
-)
-k_word = cols[1].selectbox(
-    "Key word (attended to)",
-    range(len(word_list)),
-    index=_word_index("Law", 1),
-    format_func=lambda i: word_names[i],
-    key="finder_key",
-)
+word_options = list(range(len(word_list)))
+url_widget("fq", "finder_query", _word_index("its", 0), word_options)
+q_word = cols[0].selectbox("Query word (attending)", word_options, format_func=lambda i: word_names[i],
+                           key="finder_query")
+url_widget("fk", "finder_key", _word_index("Law", 1), word_options)
+k_word = cols[1].selectbox("Key word (attended to)", word_options, format_func=lambda i: word_names[i],
+                           key="finder_key")
 ranking = rank_heads(tr_f, word_list[q_word].positions, word_list[k_word].positions)
 st.dataframe(
     paper.ranking_rows(ranking, sel.show_layer, sel.show_head, limit=10), hide_index=True, width="stretch"

@@ -6,10 +6,10 @@ from __future__ import annotations
 import streamlit as st
 
 from transformer.analysis import heads
-from transformer.analysis.sentences import DEFAULT_SUBSET, SENTENCES
-from ui import inspector
+from ui import gold, inspector
 from ui.layout import attention_picker, page, require_sentence, show_figure
 from ui.predict import predict_then_reveal
+from ui.state import url_widget
 from ui.uniform import focus_default, focus_text, uniform_note
 from viz import inspector as viz_inspector
 from viz.heatmap import attention_heatmap
@@ -18,6 +18,7 @@ from viz.palette import diverging_note
 
 p = page("Head inspector", icon="🧭")
 require_sentence(p)
+quick_set, full_set, compare_pair = inspector.sentence_sets()  # built-in sentences that suit the model
 st.markdown(
     "Each layer has 8 heads, and every head learns its own way of spreading attention. Looking at one "
     "sentence tells you little about a head; looking at many tells you its habits. Choose an attention "
@@ -47,12 +48,14 @@ with tab_stats:
         "and keys are the same tokens; for cross-attention they are left blank."
     )
     cols = st.columns([2, 3])
+    url_widget("set", "hi_set", "quick set", ["quick set", "all built-in"])
     which = cols[0].radio("Sentences", ["quick set", "all built-in"], key="hi_set", horizontal=True,
-                          help=f"quick: {len(DEFAULT_SUBSET)} varied sentences; all: {len(SENTENCES)}. "
+                          help=f"quick: {len(quick_set)} varied sentences; all: {len(full_set)}. "
                                "Your sentence is always included.")
+    url_widget("stat", "hi_stat", next(iter(heads.STATISTICS)), list(heads.STATISTICS))
     statistic = cols[1].selectbox("Colour the map by", list(heads.STATISTICS), key="hi_stat",
                                   format_func=lambda s: f"{s}: {heads.STATISTICS[s]}")
-    chosen = DEFAULT_SUBSET if which == "quick set" else SENTENCES
+    chosen = quick_set if which == "quick set" else full_set
     sentences = tuple(dict.fromkeys([p.src.text, *chosen]))  # the user's first; no duplicates
     stats = inspector.statistics(p.lm.model_id, sentences)
     roles = stats.roles(attention)
@@ -102,6 +105,16 @@ with tab_stats:
         key="hi_typical",
     )
     uniform_note(typical, sel.stack, sel.kind, sel.layer, sel.head)
+    if sel.kind == "cross":  # the numbers model knows which English word each German piece needs
+        mine = trace.attention("decoder", "cross", sel.layer)[sel.head]  # (T, S)
+        fig = attention_heatmap(mine, token_labels(trace.tgt_pieces, p.sel.pieces),
+                                token_labels(trace.src_pieces, p.sel.pieces),
+                                f"Your sentence · {name} ({sel.numbering})",
+                                colorscale=p.colors["sequential"])
+        right = gold.overlay(fig, trace, p.src.text, mine, f"head {sel.show_head()} alone")
+        if right:
+            st.subheader("The selected head against the right answer")
+            show_figure(fig, key="hi_gold", caption=right)
 
 with tab_mix:
     st.markdown(
@@ -139,10 +152,10 @@ with tab_compare:
         "layer and head."
     )
     cols = st.columns(2)
-    text_a = cols[0].text_input("Sentence A", "The animal didn't cross the street because it was too tired.",
-                                key="hi_compare_a", max_chars=300)
-    text_b = cols[1].text_input("Sentence B", "The animal didn't cross the street because it was too wide.",
-                                key="hi_compare_b", max_chars=300)
+    url_widget("a", "hi_compare_a", compare_pair[0], max_items=300)
+    text_a = cols[0].text_input("Sentence A", key="hi_compare_a", max_chars=300)
+    url_widget("b", "hi_compare_b", compare_pair[1], max_items=300)
+    text_b = cols[1].text_input("Sentence B", key="hi_compare_b", max_chars=300)
     trace_a = inspector.attention_trace(p.lm.model_id, text_a)
     trace_b = inspector.attention_trace(p.lm.model_id, text_b)
     if trace_a is None or trace_b is None:
@@ -187,9 +200,10 @@ with tab_off:
         "translation), so any change comes from the missing heads."
     )
     options = inspector.head_options(p.n_layers, p.n_heads, off)
-    picked_labels = st.multiselect("Heads to switch off", list(options), key="hi_ablate",
-                                   placeholder="choose one or more heads")
-    ablate = tuple(options[label] for label in picked_labels)
+    url_widget("off", "hi_ablate", [], list(options))
+    picked = st.multiselect("Heads to switch off", list(options), format_func=options.get, key="hi_ablate",
+                            placeholder="choose one or more heads")
+    ablate = tuple(inspector.head_from_code(code) for code in picked)
     result = inspector.ablation(p.lm.model_id, p.src.text, ablate)
     cols = st.columns(2)
     for col, side, heading in ((cols[0], "before", "All heads on"), (cols[1], "after", "Chosen heads off")):
@@ -200,7 +214,8 @@ with tab_off:
     st.metric("log-probability of the normal greedy translation", f"{log_after:.3f}",
               delta=f"{log_after - log_before:+.3f} vs all heads on", delta_color="normal")
     steps = result["decoder_input"]
-    step = st.slider("Decoder position (predicting the token after it)", 0, len(steps) - 1, 0, key="hi_step")
+    url_widget("pos", "hi_step", 0, low=0, high=len(steps) - 1)
+    step = st.slider("Decoder position (predicting the token after it)", 0, len(steps) - 1, key="hi_step")
     st.caption("The decoder has read so far:")
     st.text(" ".join(steps[: step + 1]))
     ids = heads.top_k_union(result["probs_before"][step], result["probs_after"][step], k=8)

@@ -9,6 +9,7 @@ import streamlit as st
 
 from transformer.analysis import worked
 from ui.layout import page, show_figure
+from ui.state import url_widget
 from viz import worked as viz_worked
 
 p = page("Worked examples", icon="✏️")
@@ -45,8 +46,8 @@ with tab_attn:
         "[4, 5]. One number per entry, one row per token; edit them freely (up to 8 × 8)."
     )
     st.latex(r"\mathrm{Attention}(Q, K, V) = \mathrm{softmax}\!\left(\frac{QK^\top}{\sqrt{d_k}}\right) V")
-    for key, value in EDITORS.items():
-        st.session_state.setdefault(key, worked.format_matrix(value))
+    for key, value in EDITORS.items():  # in the link as "q", "k", "v" when edited
+        url_widget(key.removeprefix("wk_"), key, worked.format_matrix(value), max_items=500)
     cols = st.columns(3)
     texts = [cols[i].text_area(f"{name} (one row per token)", key=key, height=110)
              for i, (name, key) in enumerate((("Q", "wk_q"), ("K", "wk_k"), ("V", "wk_v")))]
@@ -75,8 +76,10 @@ with tab_softmax:
         "It only cares about differences between scores, and it is very sensitive to their size: "
         "multiply all scores by a large number and nearly all weight goes to the largest one."
     )
-    scores_text = st.text_input("Scores", "2 1 0.1", key="wk_scores")
-    factor = st.slider("Multiply the scores by", 1, 20, 5, key="wk_factor")
+    url_widget("scores", "wk_scores", "2 1 0.1", max_items=200)
+    scores_text = st.text_input("Scores", key="wk_scores")
+    url_widget("factor", "wk_factor", 5, low=1, high=20)
+    factor = st.slider("Multiply the scores by", 1, 20, key="wk_factor")
     scores = _parsed("Scores", scores_text, worked.parse_vector)
     if scores is not None:
         show_figure(viz_worked.softmax_bars(scores, {"softmax(x)": worked.softmax(scores),
@@ -100,7 +103,8 @@ with tab_norm:
         "to mean 0 and scaled to variance 1 (then a learned gain and bias are applied; they start at 1 "
         "and 0 and are left out here)."
     )
-    norm_text = st.text_input("A vector", "3 5 2 8", key="wk_ln")
+    url_widget("ln", "wk_ln", "3 5 2 8", max_items=200)
+    norm_text = st.text_input("A vector", key="wk_ln")
     vector = _parsed("Vector", norm_text, worked.parse_vector)
     if vector is not None:
         try:
@@ -125,9 +129,12 @@ with tab_heads:
         "mixed by W^O. The shapes below are recorded from the model's own attention module."
     )
     cols = st.columns(3)
-    tokens = cols[0].number_input("tokens T", 1, 64, 5, key="wk_tokens")
-    d_model = cols[1].selectbox("d_model", [16, 64, 128, 256, 512], index=4, key="wk_dmodel")
-    n_heads = cols[2].selectbox("heads h", [1, 2, 4, 8, 16], index=3, key="wk_heads")
+    url_widget("tokens", "wk_tokens", 5, low=1, high=64)
+    tokens = cols[0].number_input("tokens T", 1, 64, key="wk_tokens")
+    url_widget("dmodel", "wk_dmodel", 512, [16, 64, 128, 256, 512])
+    d_model = cols[1].selectbox("d_model", [16, 64, 128, 256, 512], key="wk_dmodel")
+    url_widget("h", "wk_heads", 8, [1, 2, 4, 8, 16])
+    n_heads = cols[2].selectbox("heads h", [1, 2, 4, 8, 16], key="wk_heads")
     rows = worked.multihead_shapes(int(tokens), d_model, n_heads)
     st.dataframe({"step": [r[0] for r in rows], "shape": [" × ".join(map(str, r[1])) for r in rows]},
                  hide_index=True, key="wk_shapes")
@@ -147,9 +154,12 @@ with tab_table:
                   "maximum path length": [t.path_length for t in worked.TABLE_1]},
                  hide_index=True, key="wk_table1")
     cols = st.columns(3)
-    d = cols[0].select_slider("d", [64, 128, 256, 512, 1024, 2048], value=512, key="wk_d")
-    k = cols[1].slider("k (kernel width)", 2, 9, 3, key="wk_k_width")
-    r = cols[2].slider("r (restricted neighbourhood)", 2, 128, 16, key="wk_r")
+    url_widget("d", "wk_d", 512, [64, 128, 256, 512, 1024, 2048])
+    d = cols[0].select_slider("d", [64, 128, 256, 512, 1024, 2048], key="wk_d")
+    url_widget("kw", "wk_k_width", 3, low=2, high=9)
+    k = cols[1].slider("k (kernel width)", 2, 9, key="wk_k_width")
+    url_widget("r", "wk_r", 16, low=2, high=128)
+    r = cols[2].slider("r (restricted neighbourhood)", 2, 128, key="wk_r")
     n = worked.sequence_lengths()
     names = [t.name for t in worked.TABLE_1]
     show_figure(viz_worked.complexity(n, {name: worked.cost(name, n, d, k, r) for name in names},

@@ -85,7 +85,9 @@ def test_page1_shows_pieces_embeddings_scaling_and_similarity():
     table = at.dataframe[0].value
     pieces = list(table["piece"])
     assert pieces[-1] == "</s>" and len(pieces) > 3
-    assert figs["embed_rows"]["data"][0]["y"] == token_labels(pieces)  # markup escaped for Plotly
+    # Ticks read as words (markup escaped for Plotly); the rows are named by position and piece (hover)
+    assert figs["embed_rows"]["layout"]["yaxis"]["ticktext"] == token_labels(pieces)
+    assert figs["embed_rows"]["data"][0]["y"] == token_labels(pieces, show_pieces=True)
     rows = array(figs["embed_rows"]["data"][0]["z"])
     assert rows.shape[0] == len(pieces)
     sim = array(figs["embed_similarity"]["data"][0]["z"])
@@ -100,13 +102,13 @@ def test_page1_new_sentence_changes_the_tokens():
     type_sentence(at, NEW_SENTENCE)
     after = list(at.dataframe[0].value["piece"])
     assert after != before and after[-1] == "</s>"
-    assert charts(at)["embed_rows"]["data"][0]["y"] == token_labels(after)
+    assert charts(at)["embed_rows"]["layout"]["yaxis"]["ticktext"] == token_labels(after)
 
 
 def test_page1_similarity_switch_changes_the_vectors_compared():
     at = open_page(PAGE1)
     raw = array(charts(at)["embed_similarity"]["data"][0]["z"])
-    at.radio(key="embed_compare").set_value(at.radio(key="embed_compare").options[1]).run()
+    at.radio(key="embed_compare").set_value(1).run()
     with_pe = array(charts(at)["embed_similarity"]["data"][0]["z"])
     assert raw.shape == with_pe.shape and not np.allclose(raw, with_pe)
 

@@ -178,7 +178,7 @@ def test_page5_stages_ffn_and_layer_changes():
     rerun(at)
     assert_changed(before, z_of(charts(at)["enc_stage_heatmap"]))
     before = z_of(charts(at)["enc_stage_heatmap"])
-    at.radio(key="enc_stage").set_value(at.radio(key="enc_stage").options[1])
+    at.radio(key="enc_stage").set_value(1)
     rerun(at)
     assert_changed(before, z_of(charts(at)["enc_stage_heatmap"]))
 
@@ -286,7 +286,8 @@ def test_page7_can_use_the_sidebar_sentence():
     at.toggle(key="paper_own").set_value(True)
     rerun(at)
     after = charts(at)["paper_fig3_heatmap"]["data"][0]["x"]
-    assert after != before and after[1] == "cat"
+    assert after != before and after[1] == "1:▁cat"  # hover: position and piece
+    assert charts(at)["paper_fig3_heatmap"]["layout"]["xaxis"]["ticktext"][1] == "cat"  # ticks: the word
 
 
 def test_page7_head_finder_numbers_words_as_the_figures_number_tokens():

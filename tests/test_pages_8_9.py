@@ -192,10 +192,9 @@ def test_switching_heads_off_changes_the_probabilities():
     bars = _figure(at, "hi_probs")["data"]
     np.testing.assert_array_equal(_array(bars[0]["y"]), _array(bars[1]["y"]))  # nothing switched off yet
     picker = at.multiselect(key="hi_ablate")
-    layer5 = [o for o in picker.options if o.startswith("decoder cross · layer 6")]
-    assert len(layer5) == 8
-    for option in layer5:
-        picker.select(option)
+    assert "decoder cross · layer 6 · head 1" in picker.options  # labels numbered as the sidebar says
+    for head in range(8):
+        picker.select(f"decoder.cross.5.{head}")  # the codes a link stores: 0-based
     at.run()
     _no_exception(at)
     bars = _figure(at, "hi_probs")["data"]

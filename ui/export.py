@@ -83,10 +83,11 @@ def file_stem(key: str) -> str:
 def export_buttons(fig: go.Figure, key: str) -> None:
     """Two small download buttons under a figure: HTML (built on click) and CSV."""
     stem = file_stem(key)
-    cols = st.columns([1, 1, 6])
-    cols[0].download_button("⬇ HTML", data=lambda: figure_html(fig), file_name=f"{stem}.html",
+    # A horizontal row sized to its buttons: in a narrow column, st.columns squeezed them to "⬇…".
+    row = st.container(horizontal=True, gap="small")
+    row.download_button("⬇ HTML", data=lambda: figure_html(fig), file_name=f"{stem}.html",
                             mime="text/html", key=f"{key}__html", on_click="ignore",
                             help="The figure as a standalone web page (works offline).")
-    cols[1].download_button("⬇ CSV", data=lambda: figure_csv(fig), file_name=f"{stem}.csv",
+    row.download_button("⬇ CSV", data=lambda: figure_csv(fig), file_name=f"{stem}.csv",
                             mime="text/csv", key=f"{key}__csv", on_click="ignore",
                             help="The numbers drawn in this figure.")

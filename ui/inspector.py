@@ -14,6 +14,7 @@ import streamlit as st
 import torch
 
 from transformer.analysis import heads
+from transformer.analysis.sentences import DEFAULT_SUBSET, SENTENCES
 from transformer.trace import Trace
 from ui import model as model_io
 
@@ -31,6 +32,19 @@ class MapScale:
     zmin: float | None
     zmax: float | None
     note: str
+
+
+def sentence_sets() -> tuple[tuple[str, ...], tuple[str, ...], tuple[str, str]]:
+    """(quick set, full set, a pair to compare) of built-in sentences for the chosen model."""
+    if model_io.choice()[0] == "numbers":
+        from transformer.numbers.grammar import showcase
+
+        phrases = tuple(showcase())
+        return phrases[::4], phrases, ("forty-two", "forty-three")
+    from ui.layout import PRESETS
+
+    return (tuple(DEFAULT_SUBSET), tuple(SENTENCES),
+            (PRESETS["The animal … too tired"], PRESETS["The animal … too wide"]))  # fmt: skip
 
 
 def attention_trace(model_id: str, sentence: str) -> Trace | None:
@@ -104,11 +118,18 @@ def layer_patterns(trace: Trace, stack: str, kind: str) -> torch.Tensor:
     return torch.stack([trace.attention(stack, kind, layer) for layer in range(trace.config.n_layers)])
 
 
-def head_options(n_layers: int, n_heads: int, offset: int) -> dict[str, tuple[str, str, int, int]]:
-    """Label -> (stack, kind, layer, head) for every head, labels numbered with `offset`."""
-    return {f"{label} · layer {layer + offset} · head {head + offset}": (stack, kind, layer, head)
+def head_options(n_layers: int, n_heads: int, offset: int) -> dict[str, str]:
+    """Code -> label for every head. The code ("decoder.cross.2.5", 0-based) is what a link stores
+    (`head_from_code` reads it back); the label is numbered with `offset`."""
+    return {f"{stack}.{kind}.{layer}.{head}": f"{label} · layer {layer + offset} · head {head + offset}"
             for (stack, kind), label in ATTENTION_LABELS.items()
             for layer in range(n_layers) for head in range(n_heads)}
+
+
+def head_from_code(code: str) -> tuple[str, str, int, int]:
+    """(stack, kind, layer, head) of a `head_options` code."""
+    stack, kind, layer, head = code.split(".")
+    return stack, kind, int(layer), int(head)
 
 
 def ablation(model_id: str, sentence: str, ablate: tuple) -> dict:
@@ -123,7 +144,7 @@ def ablation(model_id: str, sentence: str, ablate: tuple) -> dict:
     probs_before = model_io.trace(model_id, sentence, target).get("generator.hook_probs")  # (T, V)
     probs_after = (model_io.trace(model_id, sentence, target, ablate=ablate).get("generator.hook_probs")
                    if ablate else probs_before)
-    lm = model_io.loaded()
+    lm = model_io.by_id(model_id)
     return {
         "before": before,
         "after": after,

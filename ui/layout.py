@@ -13,7 +13,9 @@ from ui import state
 from ui.export import export_buttons
 from ui.frame import HEAVY_IMPORTS, header
 from ui.state import Selection
+from viz.heatmap import relative_to_uniform
 from viz.palette import palette
+from viz.present import presenter_fonts
 
 # Imported before any session builds a figure, under the lock that the home page's Figure 1 takes:
 # Plotly looks pandas up in sys.modules, and a session could otherwise find it half-imported by
@@ -59,13 +61,19 @@ def reference_for(sentence: str) -> str | None:
 
 
 # Static styling only (no user text ever goes through HTML): larger type for projection.
+# The sidebar widens so the larger page names fit on one line instead of being cut.
 PRESENTER_CSS = """
 <style>
 html, body, [class*="css"], .stMarkdown, .stText, p, li, label { font-size: 1.35rem !important; }
 h1 { font-size: 2.6rem !important; } h2 { font-size: 2.1rem !important; }
 h3 { font-size: 1.7rem !important; }
+section[data-testid="stSidebar"] { width: 24rem !important; min-width: 24rem !important; }
+[data-testid="stSidebarNav"] span, [data-testid="stSidebarNavLink"] span {
+  font-size: 1.2rem !important; white-space: normal !important; overflow: visible !important;
+}
 </style>
 """
+PRESENTER_FONT = 1.5  # figure text in presenter mode, relative to Plotly's default sizes
 
 
 @dataclass(frozen=True)
@@ -109,6 +117,12 @@ def setup() -> Page:
     for notice in src.notices:
         st.warning(notice)
     return Page(lm, sel, src)
+
+
+def fresh(p: Page) -> Page:
+    """The page with the selection as it is now. A fragment (`st.fragment`) reruns alone when its own
+    sliders move, and their callbacks have just written the shared selection: read it again."""
+    return replace(p, sel=st.session_state.get(state.KEY, p.sel))
 
 
 def require_sentence(p: Page) -> None:
@@ -161,6 +175,12 @@ def _sidebar(sel: Selection, lm: LoadedModel) -> Selection:
                       on_change=_on_change("pieces", "atlas_pieces"),
                       help="Label tokens as the tokenizer sees them, e.g. `3:▁cat` (position 3, piece "
                            "`▁cat`; `▁` marks the start of a word) instead of the word as written.")
+            _seed("atlas_contrast", sel.contrast)
+            st.toggle("Contrast: relative to uniform (1/T)", key="atlas_contrast",
+                      on_change=_on_change("contrast", "atlas_contrast"),
+                      help="Colour attention weights by how far they are from an even spread over the "
+                           "T keys a row may see: white = 1/T (even), red = more, blue = less. Off: the "
+                           "fixed scale 0 to 1, on which an even spread looks evenly pale.")
             _seed("atlas_presenter", sel.presenter)
             st.toggle("Presenter mode (large type)", key="atlas_presenter",
                       on_change=_on_change("presenter", "atlas_presenter"))
@@ -226,12 +246,17 @@ def layer_slider(p: Page, label: str, key: str, where=None) -> int:
 def show_figure(fig, key: str, caption: str | None = None, export: bool = True) -> None:
     """Render a Plotly figure full width, with HTML and CSV downloads (PNG is in its toolbar).
 
-    Presenter mode hides the download buttons: fewer controls on a projected screen.
+    Presenter mode hides the download buttons: fewer controls on a projected screen. With "contrast:
+    relative to uniform" on, attention-weight figures are redrawn on that scale (`relative_to_uniform`).
     """
+    sel = st.session_state.get(state.KEY)
+    if sel is not None and sel.contrast:
+        fig = relative_to_uniform(fig, palette(sel.palette)["diverging"])
+    if sel is not None and sel.presenter:
+        fig = presenter_fonts(fig, PRESENTER_FONT)
     st.plotly_chart(fig, key=key, width="stretch",
                     config={"displaylogo": False, "toImageButtonOptions": {"format": "png", "scale": 2}})
     if caption:
         st.caption(caption)
-    sel = st.session_state.get(state.KEY)
     if export and not (sel is not None and sel.presenter):
         export_buttons(fig, key)

@@ -5,6 +5,10 @@ Lives in `st.session_state` (kept when moving between pages) and is mirrored to 
 malformed, out of range or of the wrong type falls back to a default; nothing here ever raises.
 Layers and heads are stored 0-based; `Selection.show_layer/show_head` give the displayed number.
 
+Page state (the query token a page follows, the decoder step, the heads switched off, a page's
+toggles) lives in the page's own widgets and is mirrored to the URL too, by `url_widget`: a shared link
+reproduces the exact view, not only the sentence and the head.
+
 A layer or head is the reader's own (`Selection.chosen`) when the URL names it or a slider moved it;
 otherwise it is a default that a page may replace with a better one for the sentence (`suggest`), as
 the head inspector does with the sentence's most focused head.
@@ -34,6 +38,7 @@ class Selection:
     palette: str = "default"  # or "colour-blind safe"
     presenter: bool = False
     pieces: bool = False  # label tokens with position and SentencePiece piece ("3:▁cat"), not the word
+    contrast: bool = False  # attention weights coloured relative to uniform (1/T), not on 0..1
     chosen: frozenset[str] = frozenset()  # which of PICKS the URL named or the reader moved
 
     def show_layer(self, layer: int | None = None) -> int:
@@ -93,6 +98,7 @@ def parse_params(params: dict, n_layers: int, n_heads: int) -> Selection:
         palette=palette,
         presenter=_flag(params.get("present", "0"), False),
         pieces=_flag(params.get("pieces", "0"), False),
+        contrast=params.get("contrast") == "uniform",
         chosen=frozenset(name for name in PICKS if name in params),
     )
 
@@ -114,6 +120,8 @@ def to_params(sel: Selection) -> dict[str, str]:
         params["present"] = "1"
     if sel.pieces:
         params["pieces"] = "1"
+    if sel.contrast:
+        params["contrast"] = "uniform"
     return params
 
 
@@ -152,10 +160,128 @@ def _store(sel: Selection) -> Selection:
     return sel
 
 
+# Every URL parameter the Selection owns (`to_params` leaves out those at their default); the page
+# state's parameters (`url_widget`) and any others are left alone by `sync_url`.
+SELECTION_PARAMS = ("s", "stack", "kind", "layer", "head", "zero", "palette", "present", "pieces", "contrast")
+
+
 def sync_url(sel: Selection) -> None:
-    params = to_params(sel)
+    """Write the selection to the URL, keeping the page's own parameters."""
     try:
-        if st.query_params.to_dict() != params:
+        current = st.query_params.to_dict()
+        params = {k: v for k, v in current.items() if k not in SELECTION_PARAMS} | to_params(sel)
+        if current != params:
             st.query_params.from_dict(params)
     except Exception:  # noqa: BLE001 - the URL is a convenience; never break the page over it
         pass
+
+
+# ---- page state in the URL -------------------------------------------------------------------------
+
+NONE = "all"  # how an option None ("all tokens") is written in the URL
+EMPTY = "none"  # an empty multiselect
+
+
+def encode(value, offset: int = 0) -> str:
+    """A widget value as URL text: ints shifted by `offset` (numbered as shown), lists comma-joined."""
+    if value is None:
+        return NONE
+    if isinstance(value, bool):
+        return "1" if value else "0"
+    if isinstance(value, int):
+        return str(value + offset)
+    if isinstance(value, (list, tuple)):
+        return ",".join(encode(v, offset) for v in value) or EMPTY
+    return str(value)
+
+
+def decode(text, default, options=None, offset: int = 0, low: int | None = None, high: int | None = None):
+    """The widget value that URL text stands for, or `default` when it is malformed or not offered.
+
+    The value's type follows `default` (bool, int, str, list); list items and single values must be
+    among `options` when given; ints are clamped to [low, high]. Never raises.
+    """
+    if not isinstance(text, str):
+        return default
+    text = text.strip()[:MAX_URL_SENTENCE]
+    if isinstance(default, list):
+        if text == EMPTY:
+            return []
+        sample = next((o for o in (options or default) if o is not None), 0)
+        items = [decode(part, None, options, offset, low, high) if not isinstance(sample, int) else
+                 _option_int(part, options, offset, low, high) for part in text.split(",")]
+        if any(item is None for item in items):
+            return default
+        return list(dict.fromkeys(items))  # a multiselect holds each option once
+    if isinstance(default, bool):
+        return _flag(text, default)
+    if options is not None:
+        if None in options and text == NONE:
+            return None
+        if any(isinstance(o, int) and not isinstance(o, bool) for o in options):
+            value = _option_int(text, options, offset, low, high)
+            return default if value is None else value
+        return text if text in options else default
+    if isinstance(default, int):
+        value = _int(text, None, -(2**31), 2**31)
+        if value is None:
+            return default
+        return _clamp(value - offset, low, high)
+    return text
+
+
+def _option_int(text: str, options, offset: int, low, high) -> int | None:
+    value = _int(text, None, -(2**31), 2**31)
+    if value is None:
+        return None
+    value = _clamp(value - offset, low, high)
+    if options is not None and value not in options:
+        return None
+    return value
+
+
+def url_widget(param: str, key: str, default, options=None, offset: int = 0, low: int | None = None,
+               high: int | None = None, max_items: int | None = None):
+    """Bind the widget `key` (drawn right after this call, with no default of its own) to `param`.
+
+    The first time the page draws the widget in a session, it starts from the URL's value (parsed by
+    `decode`; a bad one gives `default`); a value no longer offered (another sentence has fewer
+    tokens) goes back to `default`. The widget's value is written to the URL on every run, and left
+    out at its default, so a link is short and names only what the reader changed. A list or text keeps
+    its first `max_items` (a multiselect's `max_selections`, a text box's `max_chars`). Returns the value.
+    """
+    state = st.session_state
+    if key not in state:
+        value = decode(st.query_params.get(param), default, options, offset, low, high)
+        state[key] = value[:max_items] if isinstance(value, (list, str)) and max_items else value
+    elif not _offered(state[key], options):
+        state[key] = default
+    elif isinstance(state[key], int) and _clamp(state[key], low, high) != state[key]:  # e.g. a shorter output
+        state[key] = _clamp(state[key], low, high)
+    url_value(param, state[key], default, offset)
+    return state[key]
+
+
+def url_value(param: str, value, default, offset: int = 0) -> None:
+    """Mirror a page state that is not a widget (e.g. the decoder's step) to the URL."""
+    try:
+        if value == default:
+            if param in st.query_params:
+                del st.query_params[param]
+        elif st.query_params.get(param) != encode(value, offset):
+            st.query_params[param] = encode(value, offset)
+    except Exception:  # noqa: BLE001 - the URL is a convenience; never break the page over it
+        pass
+
+
+def _clamp(value: int, low: int | None, high: int | None) -> int:
+    value = value if low is None else max(value, low)
+    return value if high is None else min(value, high)
+
+
+def _offered(value, options) -> bool:
+    if options is None:
+        return True
+    if isinstance(value, list):
+        return all(v in options for v in value)
+    return value in options

@@ -16,7 +16,7 @@ from __future__ import annotations
 import numpy as np
 import plotly.graph_objects as go
 
-from viz.heatmap import as_array, attention_heatmap
+from viz.heatmap import as_array, attention_heatmap, title_margin, wrap_title
 from viz.labels import readable, word
 from viz.multihead import as_stack, escape_text
 
@@ -71,10 +71,9 @@ def step_rows_heatmap(
     if z.shape[0] != len(head_names) or z.shape[1] != len(key_labels):
         raise ValueError(f"{len(head_names)} heads × {len(key_labels)} keys do not fit shape {z.shape}")
     fig = attention_heatmap(z, list(head_names), list(key_labels), title, colorscale)
-    fig.update_layout(
-        title=f"{title}<br><sup>rows = heads (each row is the newest query's weights), "
-        "columns = keys (attended to)</sup>"
-    )
+    full = wrap_title(f"{title}<br><sup>rows = heads (each row is the newest query's weights), "
+                      "columns = keys (attended to)</sup>")
+    fig.update_layout(title=full, margin_t=title_margin(full))
     fig.update_yaxes(title="head")
     return fig
 
@@ -87,10 +86,9 @@ def layer_rows_heatmap(
     if z.shape[0] != len(layer_names) or z.shape[1] != len(key_labels):
         raise ValueError(f"{len(layer_names)} layers × {len(key_labels)} keys do not fit shape {z.shape}")
     fig = attention_heatmap(z, list(layer_names), list(key_labels), title, colorscale)
-    fig.update_layout(
-        title=f"{title}<br><sup>rows = layers (the newest query's weights, averaged over "
-        "heads), columns = keys (attended to)</sup>"
-    )
+    full = wrap_title(f"{title}<br><sup>rows = layers (the newest query's weights, averaged over "
+                      "heads), columns = keys (attended to)</sup>")
+    fig.update_layout(title=full, margin_t=title_margin(full))
     fig.update_yaxes(title="layer")
     return fig
 
@@ -175,4 +173,23 @@ def beam_figure(beam: list[dict], title: str, color: str = "#1f77b4") -> go.Figu
         height=360,
         margin=dict(l=10, r=10, t=60, b=10),
     )
+    return fig
+
+
+def mark_gold(fig: go.Figure, gold, color: str = "#111111", name: str = "right answer") -> go.Figure:
+    """Outline the cells of a (T, S) boolean gold alignment on an attention heatmap (in place).
+
+    The heatmap's axes are categorical labels, so the outlines are drawn in cell coordinates: the
+    heatmap trace's own x and y values at the marked positions.
+    """
+    g = np.asarray(gold, dtype=bool)
+    heat = next(t for t in fig.data if t.type == "heatmap")
+    xs, ys = list(heat.x) if heat.x is not None else None, list(heat.y) if heat.y is not None else None
+    rows, cols = np.nonzero(g)
+    fig.add_trace(go.Scatter(
+        x=[xs[c] if xs else int(c) for c in cols], y=[ys[r] if ys else int(r) for r in rows],
+        mode="markers", name=name, showlegend=True, hoverinfo="skip",
+        marker={"symbol": "square-open", "size": 18, "line": {"width": 2.5}, "color": color},
+    ))  # fmt: skip
+    fig.update_layout(legend={"orientation": "h", "y": -0.25, "x": 0})
     return fig

@@ -6,6 +6,47 @@ import numpy as np
 import plotly.graph_objects as go
 
 QUERY_KEY_NOTE = "rows = queries (attending), columns = keys (attended to)"
+# Figures of attention weights carry this in `layout.meta`, so that `relative_to_uniform` can redraw
+# them on the "relative to uniform" scale: "unit" for weights in 0..1, "percent" for whole percents.
+WEIGHTS_META = "attention weights"
+RELATIVE_MAX = 2.0  # the relative scale runs 0..2 × the uniform share, white (1) in the middle
+
+
+TITLE_WIDTH = 58  # characters per title line: a figure in half of the page has room for about this many
+MAX_TICKS = 40  # label at most this many rows or columns; beyond, every n-th (ticks would overlap)
+
+
+def wrap_title(title: str, width: int = TITLE_WIDTH) -> str:
+    """The title's first line broken at spaces into lines of at most `width` characters.
+
+    Plotly never wraps a title: in a narrow column the end of a long one is simply cut off. The
+    subtitle (after the first `<br>`) is left as it is.
+    """
+    head, sep, rest = title.partition("<br>")
+    lines: list[str] = []
+    for word in head.split(" "):
+        if lines and len(lines[-1]) + 1 + len(word) <= width:
+            lines[-1] += " " + word
+        else:
+            lines.append(word)
+    return "<br>".join(lines) + sep + rest
+
+
+def axis_labels(labels) -> tuple[list[str], dict]:
+    """(categories, axis settings) for token labels: ticks read as words, hover gives the pieces.
+
+    Labels that know their piece and position (`viz.labels.Label`) become categories named by it
+    ("3:▁cat"), which is what hover shows, and tick texts that read as the word. Other labels are
+    their own categories. Long axes label every n-th category only.
+    """
+    texts = [str(label) for label in labels]
+    hovers = [getattr(label, "hover", None) for label in labels]
+    step = max(1, -(-len(texts) // MAX_TICKS))
+    if texts and all(hovers) and len(set(hovers)) == len(hovers):
+        return hovers, dict(tickmode="array", tickvals=hovers[::step], ticktext=texts[::step])
+    if step > 1:
+        return texts, dict(tickmode="array", tickvals=texts[::step], ticktext=texts[::step])
+    return texts, {}
 
 
 def as_array(values) -> np.ndarray:
@@ -58,10 +99,12 @@ def heatmap(
         value = "%{text}"
     else:
         text, value = None, "%{z:.4f}"
+    x, x_ticks = axis_labels(col_labels)
+    y, y_ticks = axis_labels(row_labels)
     trace = dict(
         z=shown,
-        x=list(col_labels),
-        y=list(row_labels),
+        x=x,
+        y=y,
         colorscale=colorscale,
         zmin=zmin,
         zmax=zmax,
@@ -70,14 +113,19 @@ def heatmap(
         hovertemplate=f"row %{{y}}<br>column %{{x}}<br>{hover_name} = {value}<extra></extra>",
         hoverongaps=True,
     )
-    yaxis = dict(autorange="reversed", title=dict(text=row_title), type="category")
+    yaxis = dict(autorange="reversed", title=dict(text=row_title), type="category", **y_ticks)
+    xaxis = dict(title=dict(text=col_title), type="category", tickangle=-45, side="bottom", **x_ticks)
     if square:
+        # Square cells, and the plot shrinks to the matrix on both axes (no grey band beside a tall
+        # or wide matrix); the height follows the rows, so a short sentence is not a tiny square.
         yaxis.update(scaleanchor="x", scaleratio=1, constrain="domain")
-    xaxis = dict(title=dict(text=col_title), type="category", tickangle=-45, side="bottom")
+        xaxis.update(constrain="domain")
+    title = wrap_title(title)
     layout = dict(
         title=dict(text=title),
-        margin=dict(l=10, r=10, t=60, b=10),
-        plot_bgcolor="#f0f0f0",
+        height=square_height(z.shape[0]) if square else None,
+        margin=dict(l=10, r=10, t=title_margin(title), b=10),
+        plot_bgcolor="#f0f0f0",  # shows through only where a cell has no value (a gap)
         xaxis={**xaxis, **(xaxis_style or {})},
         yaxis={**yaxis, **(yaxis_style or {})},
     )
@@ -85,11 +133,22 @@ def heatmap(
                      layout={**layout, **(layout_style or {})})
 
 
+def title_margin(title: str) -> int:
+    """Top margin (px) with room for every line of a (wrapped) title and its subtitle."""
+    return 36 + 22 * (title.count("<br>") + 1)
+
+
+def square_height(n_rows: int, cell: int = 26, chrome: int = 210) -> int:
+    """A figure height that gives `n_rows` rows of about `cell` px (title, ticks and margins: `chrome`)."""
+    return int(min(900, max(340, cell * n_rows + chrome)))
+
+
 def attention_heatmap(weights, query_labels, key_labels, title: str, colorscale: str = "Blues", **style):
     """Softmax weights (T_q, T_k) in [0, 1]; the title says which axis is which.
 
     `style`: the `*_style` dicts of `heatmap`.
     """
+    layout_style = {"meta": {"kind": WEIGHTS_META, "unit": 1.0}, **style.pop("layout_style", {})}
     return heatmap(
         weights,
         query_labels,
@@ -101,5 +160,52 @@ def attention_heatmap(weights, query_labels, key_labels, title: str, colorscale:
         hover_name="weight",
         row_title="queries",
         col_title="keys",
+        layout_style=layout_style,
         **style,
     )
+
+
+def is_weights(fig: go.Figure) -> bool:
+    meta = fig.layout.meta
+    return isinstance(meta, dict) and meta.get("kind") == WEIGHTS_META
+
+
+def uniform_ratio(z: np.ndarray) -> np.ndarray:
+    """Each weight divided by its row's uniform share 1/T (T = the keys the row may attend to).
+
+    z: (..., T_k) weights; keys a row may not attend to are NaN or exactly 0 (a softmax gives every
+    allowed key a positive weight). 1 = as much as an even spread would give, 0 = none.
+    """
+    allowed = np.nan_to_num(z, nan=0.0) > 0
+    count = np.maximum(allowed.sum(axis=-1, keepdims=True), 1)
+    return z * count
+
+
+def relative_to_uniform(fig: go.Figure, diverging: str) -> go.Figure:
+    """An attention-weights figure redrawn relative to uniform: white = 1/T, the even spread.
+
+    A uniform head is white all over instead of an even pale blue, and what a head prefers (red) or
+    avoids (blue) stands out even when no weight is near 1. The scale runs 0..2 × uniform (above 2 is
+    drawn as 2); hover still gives the weight itself. Figures that are not attention weights
+    (`is_weights`) are returned unchanged; the given figure is never modified.
+    """
+    if not is_weights(fig):
+        return fig
+    new = go.Figure(fig)
+    unit = float(new.layout.meta.get("unit", 1.0))
+    bar = dict(title=dict(text="× uniform<br>(1/T)"), tickvals=[0, 0.5, 1, 1.5, 2],
+               ticktext=["0", "½", "1 (even)", "1½", "≥ 2"])
+    for trace in new.data:
+        if trace.type != "heatmap":
+            continue
+        weights = np.asarray(trace.z, dtype=float) / unit
+        trace.z = uniform_ratio(weights).astype(np.float32)
+        trace.customdata = weights.astype(np.float32)
+        hover = (trace.hovertemplate or "").replace("%{z:.4f}", "%{customdata:.4f}")
+        hover = hover.replace("≈ %{z}%", "= %{customdata:.2f}")
+        trace.hovertemplate = hover.replace("<extra>", " (%{z:.2f} × uniform)<extra>", 1)
+        if trace.coloraxis is None:
+            trace.update(colorscale=diverging, zmin=0.0, zmax=RELATIVE_MAX, colorbar=bar)
+    if new.layout.coloraxis.colorscale is not None or new.layout.coloraxis.cmax is not None:
+        new.layout.coloraxis.update(colorscale=diverging, cmin=0.0, cmax=RELATIVE_MAX, colorbar=bar)
+    return new

@@ -31,6 +31,24 @@ def word(piece: str) -> str:
     return text if piece else ""
 
 
+class Label(str):
+    """A token label that reads as the word and knows its position and piece (`hover`, e.g. "3:▁cat").
+
+    Figures draw the word as the tick and show `hover` when the pointer is on the token
+    (`viz.heatmap.axis_labels`), so the pieces and positions are one hover away.
+    """
+
+    hover: str
+
+    def __new__(cls, text: str, hover: str) -> Label:
+        label = super().__new__(cls, text)
+        label.hover = hover
+        return label
+
+    def __reduce__(self):  # cached traces and figures are pickled
+        return Label, (str(self), self.hover)
+
+
 def token_labels(pieces: list[str], show_pieces: bool = False) -> list[str]:
     """Axis labels for a token sequence, escaped for Plotly and distinct even where words repeat.
 
@@ -39,7 +57,8 @@ def token_labels(pieces: list[str], show_pieces: bool = False) -> list[str]:
         show_pieces: label with position and piece ("3:▁cat") instead of the word ("cat").
     Returns:
         One label per piece. Default labels of repeated words differ only by trailing zero-width
-        spaces, so they read the same but stay separate categories.
+        spaces, so they read the same but stay separate categories; each is a `Label` whose `hover`
+        is the piece-and-position form.
     """
     if show_pieces:
         return [f"{i}:{readable(p)}" for i, p in enumerate(pieces)]
@@ -49,7 +68,7 @@ def token_labels(pieces: list[str], show_pieces: bool = False) -> list[str]:
         while label in used:
             label += ZERO_WIDTH
         used.add(label)
-        labels.append(label)
+        labels.append(Label(label, f"{len(labels)}:{readable(p)}"))
     return labels
 
 

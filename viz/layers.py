@@ -126,7 +126,7 @@ def ffn_hidden_figure(hidden, labels: list[str], title: str, colorscale: str = "
             zmin=0.0,
             zmax=float(h.max()) or 1.0,
             name="hidden",
-            colorbar=dict(x=-0.12, title="value"),
+            colorbar=dict(x=1.01, xanchor="left", title="value"),  # right of both panels, clear of labels
             hovertemplate="token %{y}<br>unit %{x}<br>value = %{z:.4f}<extra></extra>",
         ),
         row=1,
@@ -151,7 +151,7 @@ def ffn_hidden_figure(hidden, labels: list[str], title: str, colorscale: str = "
         title=title,
         showlegend=False,
         height=max(320, 18 * h.shape[0] + 140),
-        margin=dict(l=10, r=10, t=80, b=10),
+        margin=dict(l=10, r=80, t=80, b=10),
     )
     return fig
 

@@ -19,7 +19,7 @@ import re
 import numpy as np
 import plotly.graph_objects as go
 
-from viz.heatmap import QUERY_KEY_NOTE
+from viz.heatmap import QUERY_KEY_NOTE, WEIGHTS_META, axis_labels
 
 # Lines are grouped into this many opacity levels: one Plotly trace per (head, level) instead of one
 # per line keeps a 60-token sentence (8 x 60 x 60 lines) quick to draw.
@@ -78,6 +78,8 @@ def _grid_figure(
     data, layout = [], {}
     annotations = []
     value = "weight ≈ %{z}%" if percent else "weight = %{z:.4f}"
+    x, x_ticks = axis_labels(key_labels)  # ticks read as words, hover names the piece and position
+    y, y_ticks = axis_labels(query_labels)
     for i, (r, c, z, name) in enumerate(blocks):
         suffix = "" if i == 0 else str(i + 1)
         x0, x1 = c / cols + gap / 2, (c + 1) / cols - gap / 2
@@ -86,8 +88,8 @@ def _grid_figure(
             dict(
                 type="heatmap",
                 z=z,
-                x=list(key_labels),
-                y=list(query_labels),
+                x=x,
+                y=y,
                 coloraxis="coloraxis",
                 xaxis=f"x{suffix}",
                 yaxis=f"y{suffix}",
@@ -103,6 +105,7 @@ def _grid_figure(
             tickangle=-60,
             tickfont=dict(size=8),
             constrain="domain",
+            **x_ticks,
         )
         layout[f"yaxis{suffix}"] = dict(
             domain=[y0, y1],
@@ -114,6 +117,7 @@ def _grid_figure(
             scaleanchor=f"x{suffix}",
             scaleratio=1,
             constrain="domain",
+            **y_ticks,
         )
         annotations.append(
             dict(
@@ -139,6 +143,7 @@ def _grid_figure(
         margin=dict(l=10, r=10, t=100, b=10),
         plot_bgcolor="#f0f0f0",
         annotations=annotations,
+        meta={"kind": WEIGHTS_META, "unit": 100.0 if percent else 1.0},
     )
     return go.Figure(data=data, layout=layout)
 

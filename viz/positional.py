@@ -23,9 +23,15 @@ def pe_heatmap(pe, title: str = "The positional-encoding table", colorscale: str
         row_title="position",
         col_title="dimension",
     )
-    fig.update_xaxes(showticklabels=False)
-    fig.update_yaxes(showticklabels=z.shape[0] <= 40)
-    fig.update_layout(height=max(320, min(8 * z.shape[0], 700)))
+    # Label every 8th dimension and enough positions to read a row off (every label would overlap).
+    dims = [f"d{j} ({'sin' if j % 2 == 0 else 'cos'})" for j in range(z.shape[1])]
+    positions = [f"pos {p}" for p in range(z.shape[0])]
+    every = max(1, -(-z.shape[0] // 32))
+    fig.update_xaxes(tickmode="array", tickvals=dims[::8], tickangle=0,
+                     ticktext=[f"d{j}" for j in range(0, z.shape[1], 8)])
+    fig.update_yaxes(tickmode="array", tickvals=positions[::every],
+                     ticktext=[str(p) for p in range(0, z.shape[0], every)])
+    fig.update_layout(height=max(360, min(10 * z.shape[0] + 160, 760)))
     return fig
 
 
@@ -118,8 +124,16 @@ def shift_scatter(predicted, actual, k: int) -> go.Figure:
 
 def shuffle_pair(plain, shuffled, labels: list[str], shuffled_labels: list[str], title: str,
                  colorscale: str = "Blues") -> tuple[go.Figure, go.Figure]:
-    """The same head's attention (S, S) on the sentence and on its shuffle, as two attention heatmaps."""
+    """The same head's attention (S, S) on the sentence and on its shuffle, as two attention heatmaps.
+
+    Without positions a head spreads its weight thinly (every row near 1/S), which the fixed 0..1
+    scale draws almost white: both figures share a scale from 0 to the larger one's largest weight
+    instead, so the patterns show and stay comparable.
+    """
+    top = float(max(np.nanmax(as_array(plain)), np.nanmax(as_array(shuffled)), 1e-6))
+    style = dict(trace_style=dict(zmax=top, colorbar=dict(title=dict(text=f"weight<br>(0–{top:.2f})"))))
     return (
-        attention_heatmap(plain, labels, labels, f"{title}: your word order", colorscale),
-        attention_heatmap(shuffled, shuffled_labels, shuffled_labels, f"{title}: words shuffled", colorscale),
+        attention_heatmap(plain, labels, labels, f"{title}: your word order", colorscale, **style),
+        attention_heatmap(shuffled, shuffled_labels, shuffled_labels, f"{title}: words shuffled", colorscale,
+                          **style),
     )

@@ -39,10 +39,15 @@ def vectors_heatmap(values, labels: list[str], title: str, what: str, colorscale
         hover_name=f"{what} entry",
         row_title="tokens",
         col_title="dimension of d_k",
-        trace_style=dict(colorbar=dict(thickness=12)),  # three of these share a row on the page
-        yaxis_style=dict(dtick=1),  # every token labelled, even when the cells are small
-        # Square cells in a third of the page are ~18 px wide: size the figure to fit them.
-        layout_style={"height": max(260, 18 * z.shape[0] + 180), **(layout_style or {})},
+        # Three of these share a row on the page: the colour bar lies under the matrix instead of
+        # taking a third of its width beside it.
+        # Three of these share a row on the page: the colour bar lies along the bottom edge of the
+        # figure (in its margin) instead of taking a third of the width beside the matrix.
+        trace_style=dict(colorbar=dict(orientation="h", thickness=10, len=0.9, yref="container", y=0.0,
+                                       yanchor="bottom")),
+        # Square cells in a third of the page are ~20 px wide: size the figure to fit them.
+        layout_style={"height": max(320, 20 * z.shape[0] + 260), "margin": dict(l=10, r=10, t=70, b=60),
+                      **(layout_style or {})},
     )
 
 

@@ -28,7 +28,7 @@ def matrices(panels: list[tuple[str, object, list[str], list[str]]], title: str,
         anchor = "x" if i == 1 else f"x{i}"
         fig.update_yaxes(autorange="reversed", type="category", scaleanchor=anchor, scaleratio=1,
                          constrain="domain", row=1, col=i)
-        fig.update_xaxes(type="category", constrain="domain", side="top", row=1, col=i)
+        fig.update_xaxes(type="category", constrain="domain", row=1, col=i)  # ticks below, title above
     fig.update_layout(title=title, margin=dict(l=10, r=10, t=110, b=10), height=330)
     return fig
 
