@@ -6,7 +6,7 @@ STAMP := $(VENV)/.installed
 DEV_STAMP := $(VENV)/.installed-dev
 PORT ?= 8501
 
-.PHONY: run test lint format data tokenizer train export bench browser-deps screenshots clean
+.PHONY: run test lint format data tokenizer train train-numbers export bench browser-deps screenshots clean
 
 # The first install is quiet but long: say what it is doing, then show pip's own messages only on error.
 $(STAMP): requirements.txt
@@ -53,6 +53,9 @@ train: $(STAMP)  ## continue training from the shipped weights (see pretrained/M
 	@test -f data/spm/spm.model || $(MAKE) data
 	$(PY) -m transformer.train --out runs/base --resume || \
 	  $(PY) -m transformer.train --out runs/base --init pretrained --spm pretrained/spm.model
+
+train-numbers: $(STAMP)  ## retrain the numbers model from scratch into pretrained/numbers (~16 min on 2 cores)
+	$(PY) -m transformer.numbers.train --out pretrained/numbers
 
 export: $(STAMP)
 	$(PY) -m transformer.train --out runs/base --export pretrained

@@ -19,7 +19,8 @@ st.markdown(
 # The translation goes above the architecture but comes after it: Figure 1 needs only config.json, so
 # it is on screen while PyTorch is imported (~1.5 s on a cold server) and the model translates.
 translation = st.container()
-config = frame.shipped_config()  # None if broken: loading the model below names the file and the fix
+# None if broken: loading the model below names the file and the fix
+config = frame.shipped_config(frame.chosen_dir())
 if config is not None:
     with frame.HEAVY_IMPORTS:  # see ui.frame: no chart may meet a half-imported pandas
         home.show_architecture(config)
@@ -29,4 +30,6 @@ from ui.layout import reference_for, require_sentence, setup  # noqa: E402
 with translation:
     p = setup()
     require_sentence(p)
-    home.show_translation(model_io.translate(p.lm.model_id, p.src.text), reference_for(p.sel.sentence))
+    numbers = model_io.choice()[0] == "numbers"
+    home.show_translation(model_io.translate(p.lm.model_id, p.src.text), reference_for(p.sel.sentence),
+                          numbers)  # fmt: skip

@@ -1,6 +1,6 @@
 """The README's screenshots, regenerated: `make screenshots` (or `python tools/screenshots.py`).
 
-Starts the real app (`streamlit run app.py`, through tests/server.py's helper), opens four pages in
+Starts the real app (`streamlit run app.py`, through tests/server.py's helper), opens five views in
 headless Debian Chromium at 1440×900 on the default sentence, waits until Streamlit has finished
 running the page and its figures are drawn, and saves one viewport each to docs/screenshots/. Each PNG
 is re-encoded with Pillow (a 256-colour palette when that is what keeps it under the size limit).
@@ -44,6 +44,7 @@ class Shot:
     url_path: str  # "" for the home page
     scroll_to: str = ""  # a header's text to bring to the top of the viewport; "" = the page's top
     figures: int = 1  # how many drawn figures to wait for
+    query: str = ""  # URL parameters, e.g. "model=numbers&s=forty-two"
 
 
 SHOTS = [
@@ -51,6 +52,9 @@ SHOTS = [
     Shot("head_view", "Multi_head_attention", scroll_to="Head view", figures=2),
     Shot("step_by_step", "Attention_step_by_step", scroll_to="Softmax", figures=6),
     Shot("decoder", "Decoder_and_generation", scroll_to="Masked self-attention"),
+    # The numbers model: German says "two-and-forty", so the right alignment crosses (README).
+    Shot("numbers_crossing", "Decoder_and_generation", scroll_to="Encoder-decoder attention", figures=2,
+         query="model=numbers&s=forty-two"),
 ]
 
 
@@ -103,7 +107,8 @@ def take(browser, url: str, shot: Shot, out: Path) -> Path:
     context = browser.new_context(viewport=VIEWPORT, device_scale_factor=1)
     try:
         tab = context.new_page()
-        tab.goto(f"{url}/{shot.url_path}", wait_until="domcontentloaded")
+        query = f"?{shot.query}" if shot.query else ""
+        tab.goto(f"{url}/{shot.url_path}{query}", wait_until="domcontentloaded")
         _wait_drawn(tab, shot.figures)
         if tab.locator(EXCEPTION).count():
             raise RuntimeError(f"{shot.name}: an exception:\n{tab.locator(EXCEPTION).first.inner_text()}")

@@ -18,6 +18,25 @@ from streamlit.runtime.pages_manager import PagesManager
 from transformer.config import TransformerConfig
 
 MODEL_DIR = Path(os.environ.get("ATLAS_MODEL_DIR", Path(__file__).resolve().parents[1] / "pretrained"))
+# The models the app can show: name -> (label, directory). The translation model is the default;
+# the numbers model (English number phrases -> German, with exact answers) ships beside it.
+MODELS = {
+    "translation": ("English → German (general)", MODEL_DIR),
+    "numbers": ("Numbers and dates (known right answers)", MODEL_DIR / "numbers"),
+}
+DEFAULT_MODEL = "translation"
+CHOICE_KEY = "atlas_model_choice"  # session state: (model name, snapshot step or None)
+
+
+def chosen_dir() -> Path:
+    """The directory of this session's model, read without PyTorch (the home page draws Figure 1 from
+    its config before the model loads). `ui.model.choice` validates the choice fully."""
+    if CHOICE_KEY in st.session_state:
+        name = st.session_state[CHOICE_KEY][0]
+    else:
+        name = st.query_params.get("model", DEFAULT_MODEL)
+    directory = MODELS.get(name, MODELS[DEFAULT_MODEL])[1]
+    return directory if (directory / "config.json").is_file() else MODEL_DIR
 
 # Chart code (Plotly's above all) checks whether numpy and pandas are loaded by looking in
 # `sys.modules`, where a module that another session is still importing sits half-built (no

@@ -17,26 +17,80 @@ from transformer import hooks
 from transformer.decoding import Hypothesis, beam_search, default_max_len, greedy_decode
 from transformer.device import select_device
 from transformer.inputs import Source, encode_source
-from transformer.pretrained import LoadedModel, PretrainedError, load_pretrained
+from transformer.pretrained import LoadedModel, PretrainedError, load_pretrained, snapshot_steps
 from transformer.trace import Trace, run_trace
-from ui.frame import MODEL_DIR
+from ui.frame import CHOICE_KEY, DEFAULT_MODEL, MODELS
 
 DEVICE = os.environ.get("ATLAS_DEVICE", "auto")
 
-
-@st.cache_resource(show_spinner="Loading the model…")
-def _load(directory: str, device: str) -> LoadedModel:
-    lm = load_pretrained(directory, select_device(device))
+@st.cache_resource(show_spinner="Loading the model…", max_entries=16)
+def _load(directory: str, device: str, snapshot: int | None = None) -> LoadedModel:
+    lm = load_pretrained(directory, select_device(device), snapshot)
     # The app never trains: no autograd graph is ever built through the shared weights. (Not
     # torch.set_grad_enabled(False): that is per thread, and would leak into whatever thread loads.)
     lm.model.requires_grad_(False)
+    _BY_ID[lm.model_id] = (directory, snapshot)
     return lm
 
 
-def loaded() -> LoadedModel:
-    """The shared model, or a clear error on the page (naming the file and the fix) and stop."""
+# model_id -> (directory, snapshot) of every model this server has loaded: the cached functions
+# below are keyed by model_id and find their model here (several models, one object each).
+_BY_ID: dict[str, tuple[str, int | None]] = {}
+
+
+def available() -> list[str]:
+    """Models whose directory holds a config: the translation model is always listed (a broken one
+    then says what is wrong when loaded)."""
+    return [name for name, (_, d) in MODELS.items() if name == DEFAULT_MODEL or (d / "config.json").is_file()]
+
+
+def snapshots(name: str) -> list[int]:
+    """Training steps the model ships snapshots of (none for the translation model)."""
+    return snapshot_steps(MODELS[name][1]) if name in MODELS else []
+
+
+def parse_choice(params: dict) -> tuple[str, int | None]:
+    """(model, snapshot) from URL parameters; anything unknown falls back to the default."""
+    name = params.get("model", DEFAULT_MODEL)
+    name = name if name in available() else DEFAULT_MODEL
     try:
-        return _load(str(MODEL_DIR), DEVICE)
+        step = int(str(params.get("snapshot", "")).strip())
+    except ValueError:
+        step = None
+    return name, step if step in snapshots(name) else None
+
+
+def choice() -> tuple[str, int | None]:
+    """This session's (model, snapshot): from session state, else from the URL it opened."""
+    if CHOICE_KEY not in st.session_state:
+        st.session_state[CHOICE_KEY] = parse_choice(st.query_params.to_dict())
+    return st.session_state[CHOICE_KEY]
+
+
+def choose(name: str, snapshot: int | None = None) -> None:
+    """Switch this session to a model (and snapshot), and write the choice to the URL."""
+    name = name if name in available() else DEFAULT_MODEL
+    snapshot = snapshot if snapshot in snapshots(name) else None
+    st.session_state[CHOICE_KEY] = (name, snapshot)
+    try:
+        params = {k: v for k, v in st.query_params.to_dict().items() if k not in ("model", "snapshot")}
+        if name != DEFAULT_MODEL:
+            params["model"] = name
+        if snapshot is not None:
+            params["snapshot"] = str(snapshot)
+        st.query_params.from_dict(params)
+    except Exception:  # noqa: BLE001 - the URL is a convenience; never break the page over it
+        pass
+
+
+def loaded(snapshots_allowed: bool = False) -> LoadedModel:
+    """The chosen model, or a clear error on the page (naming the file and the fix) and stop.
+
+    Only pages with a training-step slider pass `snapshots_allowed`: elsewhere the final weights.
+    """
+    name, snapshot = choice()
+    try:
+        return _load(str(MODELS[name][1]), DEVICE, snapshot if snapshots_allowed else None)
     except PretrainedError as err:
         st.error(f"The model could not be loaded. {err}")
         st.stop()
@@ -44,15 +98,24 @@ def loaded() -> LoadedModel:
 
 
 def loaded_or_none() -> LoadedModel | None:
-    """The shared model, or None when it cannot be loaded (for callers outside a page)."""
+    """The chosen model, or None when it cannot be loaded (for callers outside a page)."""
     try:
-        return _load(str(MODEL_DIR), DEVICE)
+        return _load(str(MODELS[choice()[0]][1]), DEVICE)
     except PretrainedError:
         return None
 
 
-def source(sentence: str) -> Source:
-    return encode_source(loaded().tokenizer, sentence)
+def by_id(model_id: str) -> LoadedModel:
+    """The loaded model whose weights have this id (the session's choice if the server has none)."""
+    if model_id in _BY_ID:
+        directory, snapshot = _BY_ID[model_id]
+        return _load(directory, DEVICE, snapshot)
+    return loaded()
+
+
+def source(sentence: str, model_id: str | None = None) -> Source:
+    lm = by_id(model_id) if model_id else loaded()
+    return encode_source(lm.tokenizer, sentence)
 
 
 def _max_len(lm: LoadedModel, src_len: int) -> int:
@@ -68,7 +131,7 @@ def _ablated(ablate: tuple):
 @st.cache_data(max_entries=256, show_spinner=False)
 def greedy(model_id: str, sentence: str, ablate: tuple = ()) -> dict | None:
     """The greedy translation of `sentence` (None when it is empty); `ablate` as in `trace`."""
-    lm, src = loaded(), source(sentence)
+    lm, src = by_id(model_id), source(sentence, model_id)
     if src.empty:
         return None
     with _ablated(ablate):
@@ -78,7 +141,7 @@ def greedy(model_id: str, sentence: str, ablate: tuple = ()) -> dict | None:
 @st.cache_data(max_entries=256, show_spinner=False)
 def beam(model_id: str, sentence: str, beam_size: int = 4, alpha: float = 0.6, ablate: tuple = ()) -> list:
     """Beam-search candidates of `sentence`, best first (empty when the sentence is empty)."""
-    lm, src = loaded(), source(sentence)
+    lm, src = by_id(model_id), source(sentence, model_id)
     if src.empty:
         return []
     with _ablated(ablate):
@@ -126,7 +189,7 @@ def trace(
     this call only (through the hook session, never by editing the shared model). `keep`: name
     endings of the hook points to keep (e.g. ATTENTION_ONLY, a few % of a full trace); () keeps all.
     """
-    lm, src = loaded(), source(sentence)
+    lm, src = by_id(model_id), source(sentence, model_id)
     if src.empty:
         return None
     if target_ids is None:
@@ -152,3 +215,50 @@ def head_ablation(heads: tuple) -> dict[str, hooks.Edit]:
         return edit
 
     return {name: zero(hs) for name, hs in by_name.items()}
+
+
+# ---- the sidebar's model picker and the pages' training-step slider ----------------------------
+
+PICKER_KEY, STEP_KEY = "atlas_model_picker", "atlas_training_step"
+FINAL = "final"
+
+
+def picker(on_switch=None) -> None:
+    """The sidebar's model choice (shown only when more than one model is shipped). `on_switch(name)`
+    runs after a switch, e.g. to give the new model a sentence it was trained for."""
+    names = available()
+    if len(names) < 2:
+        return
+    st.session_state[PICKER_KEY] = choice()[0]
+
+    def switched() -> None:
+        name = st.session_state[PICKER_KEY]
+        choose(name)
+        if on_switch is not None:
+            on_switch(name)
+
+    st.selectbox("Model", names, key=PICKER_KEY, format_func=lambda n: MODELS[n][0], on_change=switched,
+                 help="Which trained model every page shows. The numbers model translates number "
+                      "phrases, dates and clock times, where every output has one right answer.")
+
+
+def step_slider(where=None) -> int | None:
+    """A "training step" slider over the chosen model's snapshots (None: the final weights); draws
+    nothing for a model without snapshots. Pages that show it load with `loaded(snapshots_allowed=True)`."""
+    name, snapshot = choice()
+    steps = snapshots(name)
+    if not steps:
+        return None
+    st.session_state[STEP_KEY] = FINAL if snapshot is None else snapshot
+
+    def moved() -> None:
+        value = st.session_state[STEP_KEY]
+        choose(name, None if value == FINAL else int(value))
+
+    (where or st).select_slider(
+        "Training step", options=[*steps, FINAL], key=STEP_KEY, on_change=moved,
+        format_func=lambda v: "final weights" if v == FINAL else f"step {v:,}",
+        help="The same sentence through the weights the model had at earlier steps of its training: "
+             "watch the heads go from even spreads to sharp alignments.",
+    )  # fmt: skip
+    return snapshot

@@ -25,9 +25,14 @@ from transformer.numbers.grammar import Example
 
 TEST_PERCENT, VALID_PERCENT = 5, 5
 # Unique training examples per kind (cardinals and dates are sampled; counts and times are all
-# taken), and how often each is written: the 100-odd clock times would drown otherwise.
+# taken), and how often each is written: the 110 clock times would drown otherwise (written 20 times
+# each, "half past three" still came out as "halb drei").
 CARDINALS, DATES = 120_000, 40_000
-REPEAT = {"cardinal": 1, "count": 1, "date": 1, "time": 20}
+REPEAT = {"cardinal": 1, "count": 1, "date": 1, "time": 100}
+# "one apple" / "one cat" are word forms ("ein Apfel", "eine Katze": the noun's gender decides), one
+# phrase per noun among 170,000: written once each, the model said "ein" for all of them; 30 times
+# each, it still mixed the nouns up ("one cat" -> "eine Blume").
+REPEAT_SINGULAR = 100
 # Held-out sentences per kind in test (valid: half as many).
 HELD_OUT = {"cardinal": 500, "count": 200, "date": 300, "time": 100}
 SEED = 42
@@ -88,15 +93,16 @@ def _take(stream: Iterator[Example], split: str, limit: int, seen: set[str]) -> 
     return out
 
 
-def build(seed: int = SEED) -> dict[str, list[Example]]:
-    """Examples of every split, in a fixed order (train shuffled, repeats included)."""
+def build(seed: int = SEED, scale: float = 1.0) -> dict[str, list[Example]]:
+    """Examples of every split, in a fixed order (train shuffled, repeats included). `scale` < 1
+    makes every split smaller (a quick smoke test of the pipeline)."""
     splits: dict[str, list[Example]] = {}
     for split in ("train", "valid", "test"):
         rng = random.Random(f"{seed}-{split}")
         sizes = {"cardinal": CARDINALS, "count": 10**6, "date": DATES, "time": 10**6}
         if split != "train":
-            scale = 1 if split == "test" else 0.5
-            sizes = {kind: int(n * scale) for kind, n in HELD_OUT.items()}
+            sizes = {kind: n * (1 if split == "test" else 0.5) for kind, n in HELD_OUT.items()}
+        sizes = {kind: max(1, int(n * scale)) for kind, n in sizes.items()}
         seen: set[str] = set()
         chosen = (
             _take(_cardinals(rng), split, sizes["cardinal"], seen)
@@ -105,10 +111,14 @@ def build(seed: int = SEED) -> dict[str, list[Example]]:
             + _take(_times(), split, sizes["time"], seen)
         )
         if split == "train":
-            chosen = [ex for ex in chosen for _ in range(REPEAT[ex.kind])]
+            chosen = [ex for ex in chosen for _ in range(_repeats(ex))]
         rng.shuffle(chosen)
         splits[split] = chosen
     return splits
+
+
+def _repeats(ex: Example) -> int:
+    return REPEAT_SINGULAR if ex.kind == "count" and ex.key == ("n", 1) else REPEAT[ex.kind]
 
 
 def write(splits: dict[str, list[Example]], out: Path) -> dict:

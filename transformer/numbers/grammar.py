@@ -392,3 +392,15 @@ def vocabulary() -> list[str]:
     examples += [time(hour, m) for hour in range(1, 13) for m in (0, 5, 10, 15, 20, 30, 40, 45, 50, 55)]
     pieces = {text for ex in examples for word in ex.german for text, _ in word}
     return sorted(pieces | {w for ex in examples for w in ex.words})
+
+
+def showcase() -> list[str]:
+    """40 phrases of every kind, fixed: the head inspector's built-in set for the numbers model."""
+    numbers = [7, 13, 42, 99, 342, 808, 1001, 2024, 15_300, 76_549, 300_000, 785_963]
+    counts = [(1, 4), (1, 0), (2, 7), (21, 0), (56, 9), (342, 3), (7, 5), (99, 10)]
+    dates = [(5, 3, 2021), (31, 12, 1999), (1, 1, None), (3, 7, 1905), (22, 6, 1900), (14, 2, 2008),
+             (9, 11, None), (28, 2, 2099)]  # fmt: skip
+    times = [(3, 15), (3, 30), (3, 45), (12, 30), (1, 0), (7, 10), (9, 50), (11, 20), (6, 55), (10, 5),
+             (2, 40), (8, 0)]  # fmt: skip
+    return ([cardinal(n).source for n in numbers] + [count(n, noun).source for n, noun in counts]
+            + [date(*d).source for d in dates] + [time(h, m).source for h, m in times])  # fmt: skip

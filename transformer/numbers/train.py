@@ -75,10 +75,11 @@ def main(argv: list[str] | None = None) -> None:
     p.add_argument("--minutes", type=float, default=MINUTES)
     p.add_argument("--steps", type=int, default=0, help="stop after this many steps (0: --minutes decides)")
     p.add_argument("--threads", type=int, default=2)
+    p.add_argument("--data-scale", type=float, default=1.0, help="< 1: a smaller corpus (smoke tests)")
     args = p.parse_args(argv)
 
     print(f"1/4 data -> {args.corpus}")
-    data.write(data.build(), args.corpus)
+    data.write(data.build(scale=args.data_scale), args.corpus)
     print("2/4 tokenizer")
     Tokenizer.train(
         [args.corpus / "train.en", args.corpus / "train.de"], args.corpus / "spm" / "spm",

@@ -1,0 +1,58 @@
+"""The numbers model's right answers, next to its cross-attention (decoder page, head inspector).
+
+The numbers grammar knows which English word each German piece translates, so for that model a
+cross-attention figure can carry the gold alignment and say how often the attention agrees with it.
+For the translation model, or a phrase outside the grammar, there is no right answer: nothing is drawn.
+"""
+
+from __future__ import annotations
+
+import streamlit as st
+import torch
+
+from transformer.numbers import alignment, grammar
+from transformer.trace import Trace
+from ui import model as model_io
+from viz.decoding import mark_gold
+
+CAPTION = (
+    "Boxes: the right answer. Row *i* is the decoder position that writes the German piece after "
+    "its label; the box marks the English word that piece translates (by the grammar that made the data)."
+)
+
+
+def gold(trace: Trace, sentence: str) -> tuple[torch.Tensor | None, str | None]:
+    """(T, S) gold alignment for the trace's cross-attention rows, or (None, why not) — (None, None)
+    when the model is not the numbers model or the sentence is outside its grammar."""
+    if model_io.choice()[0] != "numbers":
+        return None, None
+    example = grammar.parse(sentence)
+    if example is None:
+        return None, None
+    produced = trace.tgt_pieces[1:]  # row i writes piece i + 1; the last row writes </s>
+    matrix = alignment.gold_matrix(sentence, trace.src_pieces, produced)
+    if matrix is None:
+        written = "".join(produced).replace(alignment.WORD_START, " ").strip()
+        return None, (f"The model wrote “{written}”, not the right answer “{example.target}”, so its rows "
+                      "have no gold alignment to compare with.")  # fmt: skip
+    full = torch.zeros(len(trace.tgt_pieces), len(trace.src_pieces), dtype=torch.bool)
+    full[: matrix.shape[0]] = matrix
+    return full, None
+
+
+def agreement_text(rows: torch.Tensor, matrix: torch.Tensor, what: str) -> str:
+    """One sentence: how many gold-marked rows of `rows` (T, S) put their largest weight in a box."""
+    hits, total = alignment.agreement(rows, matrix)
+    return (f"Agreement with the right answer ({what}): {hits} of {total} German pieces put their "
+            f"largest weight in their box ({100 * hits / max(total, 1):.0f}%).")  # fmt: skip
+
+
+def overlay(fig, trace: Trace, sentence: str, rows: torch.Tensor, what: str) -> str | None:
+    """Draw the gold boxes on `fig` (in place) and return the caption to show, or None (no gold)."""
+    matrix, why_not = gold(trace, sentence)
+    if matrix is None:
+        if why_not:
+            st.caption(why_not)
+        return None
+    mark_gold(fig, matrix.numpy())
+    return f"{CAPTION} {agreement_text(rows, matrix, what)}"
