@@ -14,7 +14,8 @@ from viz import multihead
 from viz.labels import plain, token_labels
 from viz.palette import diverging_note
 
-p = page("Multi-head attention", icon="🎛️")
+p = page("Multi-head attention", icon="🎛️", snapshots=True)
+model_io.step_slider()  # the numbers model ships weights from earlier training steps
 require_sentence(p)
 cfg = p.lm.model.config
 st.markdown(

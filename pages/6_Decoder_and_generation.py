@@ -16,7 +16,8 @@ from viz.labels import token_labels
 
 TOP_K = 10
 
-p = page("Decoder and generation", icon="✍️")
+p = page("Decoder and generation", icon="✍️", snapshots=True)
+model_io.step_slider()  # the numbers model ships weights from earlier training steps
 require_sentence(p)
 cfg = p.lm.model.config
 sel = p.sel

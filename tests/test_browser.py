@@ -78,9 +78,13 @@ def test_pages_were_discovered():
     assert len(set(p.url_path for p in PAGES)) == len(PAGES), f"two pages share a URL: {files}"
 
 
+MODELS = {"translation": "", "numbers": "model=numbers&s=forty-two"}  # every page, with either model
+
+
+@pytest.mark.parametrize("model", MODELS)
 @pytest.mark.parametrize("app_page", PAGES, ids=[p.name for p in PAGES])
-def test_page_renders(server, tab, app_page):
-    tab.goto(page_url(server, app_page), wait_until="domcontentloaded")
+def test_page_renders(server, tab, app_page, model):
+    tab.goto(page_url(server, app_page, MODELS[model]), wait_until="domcontentloaded")
     wait_idle(tab, TIMEOUT_MS)
     title = tab.locator("h1").first
     title.wait_for(state="visible", timeout=TIMEOUT_MS)
@@ -92,8 +96,8 @@ def test_page_renders(server, tab, app_page):
         svg.wait_for(state="visible", timeout=TIMEOUT_MS)
         box = svg.bounding_box()
         assert box and box["width"] > 100 and box["height"] > 100, f"{app_page.script}: figure is {box}"
-    full_screenshot(tab, app_page.name)
-    assert_clean(tab, app_page.script)
+    full_screenshot(tab, app_page.name if model == "translation" else f"{app_page.name}-{model}")
+    assert_clean(tab, f"{app_page.script} ({model} model)")
 
 
 def _query(tab) -> dict[str, str]:
@@ -132,6 +136,22 @@ def test_url_round_trip_attention_page(server, tab):
     query = _query(tab)
     assert (query.get("s"), query.get("layer"), query.get("head")) == ("Hello world.", "2", "3"), query
     assert_clean(tab, f"{app_page.script} via shared link")
+
+
+def test_model_and_snapshot_survive_a_shared_link(server, tab):
+    """A link naming the numbers model and its step-50 weights opens exactly that view."""
+    decoder = next(p for p in PAGES if p.url_path == "Decoder_and_generation")
+    tab.goto(page_url(server, decoder, "model=numbers&snapshot=50&s=forty-two"), wait_until="domcontentloaded")
+    wait_idle(tab, TIMEOUT_MS)
+    tab.locator(SENTENCE_BOX).wait_for(state="visible", timeout=TIMEOUT_MS)
+    assert tab.locator(SENTENCE_BOX).input_value() == "forty-two"
+    picker = tab.locator('[data-testid="stSelectbox"]').filter(has_text="Model").first
+    assert "Numbers and dates" in picker.inner_text()
+    step = tab.locator('[data-testid="stSlider"]').filter(has_text="Training step").first
+    assert "step 50" in step.inner_text()
+    query = _query(tab)
+    assert (query.get("model"), query.get("snapshot"), query.get("s")) == ("numbers", "50", "forty-two"), query
+    assert_clean(tab, "decoder page with the numbers model at step 50")
 
 
 def test_sentence_kept_between_pages(server, tab):

@@ -54,8 +54,45 @@ REFERENCES = {
 }
 
 
+# The numbers model's presets: each has one right answer (`transformer.numbers.grammar`).
+NUMBER_PRESETS = {
+    "forty-two (the crossing)": "forty-two",
+    "three hundred forty-two": "three hundred forty-two",
+    "twenty-one apples": "twenty-one apples",
+    "a date": "on the fifth of March two thousand twenty-one",
+    "half past three (halb vier)": "at half past three",
+    "quarter to four": "at quarter to four",
+    "a big number": "seven hundred eighty-five thousand nine hundred sixty-three",
+}
+NUMBERS_DEFAULT = NUMBER_PRESETS["three hundred forty-two"]
+
+
+def presets() -> dict[str, str]:
+    """The presets that suit the chosen model."""
+    return NUMBER_PRESETS if model_io.choice()[0] == "numbers" else PRESETS
+
+
+def _model_switched(name: str) -> None:
+    """Give the newly chosen model a sentence it was made for, unless the current one already is."""
+    from transformer.numbers import grammar
+
+    sentence = st.session_state[state.KEY].sentence
+    in_grammar = grammar.parse(sentence) is not None
+    if name == "numbers" and not in_grammar:
+        state.update(sentence=NUMBERS_DEFAULT)
+    elif name != "numbers" and in_grammar:
+        state.update(sentence=state.DEFAULT_SENTENCE)
+    st.session_state["atlas_preset"] = "—"
+
+
 def reference_for(sentence: str) -> str | None:
-    """The human reference translation of a preset sentence (spacing aside), or None."""
+    """The human reference translation of a preset sentence (spacing aside), or None; for the numbers
+    model, the right answer of any phrase in its grammar."""
+    if model_io.choice()[0] == "numbers":
+        from transformer.numbers import grammar
+
+        example = grammar.parse(sentence)
+        return example.target if example else None
     by_words = {" ".join(english.split()): german for english, german in REFERENCES.items()}
     return by_words.get(" ".join(sentence.split()))
 
@@ -97,18 +134,21 @@ class Page:
         return self.lm.model.config.n_heads
 
 
-def page(title: str, icon: str = "🔎") -> Page:
+def page(title: str, icon: str = "🔎", snapshots: bool = False) -> Page:
     """Set up a page: config and title, then model, selection, sidebar. Stops with a clear message on
-    bad input."""
+    bad input. `snapshots`: the page has a training-step slider (`ui.model.step_slider`)."""
     header(title, icon)
-    return setup()
+    return setup(snapshots)
 
 
-def setup() -> Page:
+def setup(snapshots: bool = False) -> Page:
     """The model, the selection and the sidebar, for a page whose header is drawn (`ui.frame.header`)."""
-    lm = model_io.loaded()
+    lm = model_io.loaded(snapshots_allowed=snapshots)
     cfg = lm.model.config
     sel = state.current(cfg.n_layers, cfg.n_heads)
+    if sel.layer >= cfg.n_layers or sel.head >= cfg.n_heads:  # chosen on a model with more of them
+        sel = replace(sel, layer=min(sel.layer, cfg.n_layers - 1), head=min(sel.head, cfg.n_heads - 1))
+        st.session_state[state.KEY] = sel
     sel = _sidebar(sel, lm)
     if sel.presenter:
         st.html(PRESENTER_CSS)
@@ -116,6 +156,14 @@ def setup() -> Page:
     src = model_io.source(sel.sentence)
     for notice in src.notices:
         st.warning(notice)
+    if model_io.choice()[0] == "numbers" and not src.empty:
+        from transformer.numbers import grammar
+
+        if grammar.parse(sel.sentence) is None:
+            st.warning("The numbers model learned only number phrases, dates and clock times (such as "
+                       "“forty-two”, “twenty-one apples”, “at half past three”). This sentence is "
+                       "outside them: the model has no right answer for it, and its attention shows "
+                       "what an untrained input does. Pick a preset in the sidebar, or switch models.")
     return Page(lm, sel, src)
 
 
@@ -149,14 +197,15 @@ def _on_change(field: str, key: str, convert=lambda value: value):
 
 def _pick_preset() -> None:
     name = st.session_state.get("atlas_preset", "—")
-    if name in PRESETS:
-        state.update(sentence=PRESETS[name])
+    if name in presets():
+        state.update(sentence=presets()[name])
 
 
 def _sidebar(sel: Selection, lm: LoadedModel) -> Selection:
     with st.sidebar:
+        model_io.picker(on_switch=_model_switched)
         st.subheader("Your sentence")
-        st.selectbox("Presets", ["—", *PRESETS], key="atlas_preset", on_change=_pick_preset)
+        st.selectbox("Presets", ["—", *presets()], key="atlas_preset", on_change=_pick_preset)
         _seed("atlas_sentence_box", sel.sentence)
         st.text_area(
             "English sentence", key="atlas_sentence_box", max_chars=MAX_CHARS, height=100,
