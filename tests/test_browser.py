@@ -141,7 +141,8 @@ def test_url_round_trip_attention_page(server, tab):
 def test_model_and_snapshot_survive_a_shared_link(server, tab):
     """A link naming the numbers model and its step-50 weights opens exactly that view."""
     decoder = next(p for p in PAGES if p.url_path == "Decoder_and_generation")
-    tab.goto(page_url(server, decoder, "model=numbers&snapshot=50&s=forty-two"), wait_until="domcontentloaded")
+    link = page_url(server, decoder, "model=numbers&snapshot=50&s=forty-two")
+    tab.goto(link, wait_until="domcontentloaded")
     wait_idle(tab, TIMEOUT_MS)
     tab.locator(SENTENCE_BOX).wait_for(state="visible", timeout=TIMEOUT_MS)
     assert tab.locator(SENTENCE_BOX).input_value() == "forty-two"
@@ -150,7 +151,7 @@ def test_model_and_snapshot_survive_a_shared_link(server, tab):
     step = tab.locator('[data-testid="stSlider"]').filter(has_text="Training step").first
     assert "step 50" in step.inner_text()
     query = _query(tab)
-    assert (query.get("model"), query.get("snapshot"), query.get("s")) == ("numbers", "50", "forty-two"), query
+    assert [query.get(k) for k in ("model", "snapshot", "s")] == ["numbers", "50", "forty-two"], query
     assert_clean(tab, "decoder page with the numbers model at step 50")
 
 
