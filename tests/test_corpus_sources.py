@@ -231,3 +231,17 @@ def test_unpack_extracts_only_the_named_members(tmp_path):
     found = sorted(str(p.relative_to(tmp_path / "out")) for p in (tmp_path / "out").rglob("*") if p.is_file())
     assert found == ["usr/share/locale/de/LC_MESSAGES/app.mo"]
     build.unpack(deb, tmp_path / "none", ("*/nothing/*",))  # no match is not an error
+
+
+def test_hedgewars_lua_table_reads_keys_escapes_and_comments():
+    lua = (
+        'locale = {\n["..."]="…",\n'
+        '["Say \\"hello\\" to Bob!"] = "Sag \\"Hallo\\" zu Bob!", -- A_Mission\n'
+        '--   ["Commented out."] = "Auskommentiert.",\n'
+        '["Line one\\nline two."] = "Zeile eins\\nZeile zwei.",\n}\n'
+    )
+    assert games.lua_table(lua) == [
+        ("...", "…"),
+        ('Say "hello" to Bob!', 'Sag "Hallo" zu Bob!'),
+        ("Line one line two.", "Zeile eins Zeile zwei."),
+    ]

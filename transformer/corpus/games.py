@@ -7,6 +7,8 @@ that are not text are removed here; markup and placeholders are the corpus filte
 
 - Wesnoth marks a string's sense with ``context^text`` (``female^Hello``); the context goes.
 - Freeciv qualifies names with ``?qualifier:text`` (``?unit:Warriors``); the qualifier goes.
+- Hedgewars keeps mission texts in a Lua table keyed by the English (``["Hello"] = "Hallo",``)
+  beside its Qt catalogue of the user interface.
 """
 
 from __future__ import annotations
@@ -24,6 +26,9 @@ WESNOTH_CAMPAIGNS = (  # every campaign Debian ships, except wesnoth-1.16-httt (
 _MO_DE = "*/locale/de/LC_MESSAGES/*.mo"
 _WESNOTH_SENSE = re.compile(r"^[\w -]{1,30}\^")
 _FREECIV_QUALIFIER = re.compile(r"^\?[\w -]+:")
+_LUA_STRING = r'"((?:[^"\\]|\\.)*)"'
+_LUA_ENTRY = re.compile(r"^\s*\[" + _LUA_STRING + r"\]\s*=\s*" + _LUA_STRING, re.MULTILINE)
+_LUA_ESCAPE = re.compile(r"\\(.)")
 
 
 def _without(pattern: re.Pattern[str], docs: Documents) -> Documents:
@@ -55,6 +60,23 @@ def gettext_de(root: Path) -> Documents:
 def qt_de(root: Path) -> Documents:
     """Every German ``.qm`` of the unpacked packages (GCompris, Stellarium, ...)."""
     return qm.documents(root, "**/*de.qm")
+
+
+def lua_table(text: str) -> list[Pair]:
+    """(English key, German value) of each ``["…"] = "…"`` line of a Hedgewars locale table."""
+
+    def unescape(value: str) -> str:
+        return _LUA_ESCAPE.sub(lambda m: " " if m.group(1) == "n" else m.group(1), value)
+
+    return [(unescape(en), unescape(de)) for en, de in _LUA_ENTRY.findall(text)]
+
+
+def hedgewars(root: Path) -> Documents:
+    """Mission and campaign texts (``Locale/de.lua``) and the interface catalogue (``.qm``)."""
+    docs = qt_de(root)
+    for path in sorted(root.glob("**/Locale/de.lua")):
+        docs[str(path.relative_to(root))] = lua_table(path.read_text(encoding="utf-8", errors="replace"))
+    return docs
 
 
 def pairs_of(docs: Documents) -> list[Pair]:
