@@ -49,7 +49,8 @@ def show_translation(result: dict, reference: str | None = None, numbers: bool =
     if numbers:
         st.caption(
             "The numbers model translates number phrases, dates and clock times, and nothing else. On "
-            "numbers it never saw in training it is right 99.7% of the time (greedy; see its model card)."
+            "1,004 test phrases of numbers it never saw, its greedy answers were all right and its "
+            "beam-search answers 99.1% (see its model card below)."
         )
     else:
         st.caption(
