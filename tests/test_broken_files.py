@@ -191,5 +191,23 @@ def test_nothing_was_written_to_the_shipped_directory():
     """The damage happened to copies only."""
     assert {p.name for p in SHIPPED.iterdir()} >= {CONFIG, WEIGHTS, TOKENIZER}
     assert os.environ.get("ATLAS_MODEL_DIR") in (None, str(SHIPPED))
-    model = sys.modules.get("ui.model")
-    assert model is None or Path(model.MODEL_DIR).resolve() == SHIPPED.resolve(), model.MODEL_DIR
+    frame = sys.modules.get("ui.frame")  # where the app reads ATLAS_MODEL_DIR
+    assert frame is None or Path(frame.MODEL_DIR).resolve() == SHIPPED.resolve(), frame.MODEL_DIR
+
+
+@pytest.mark.parametrize(
+    ("damage", "params", "names"),
+    [
+        (_truncate("numbers/" + WEIGHTS, 0.5), {"model": "numbers"}, ("numbers/" + WEIGHTS,)),
+        (_delete("numbers/" + TOKENIZER), {"model": "numbers"}, ("numbers/" + TOKENIZER,)),
+        (_random_bytes("numbers/snapshots/step_0000050.safetensors"), {"model": "numbers", "snapshot": "50"},
+         ("step_0000050.safetensors",)),
+    ],
+    ids=["numbers-weights", "numbers-tokenizer", "numbers-snapshot"],
+)
+def test_a_broken_numbers_model_is_named_too(model_dir, damage, params, names):
+    damage(model_dir)
+    at = AppTest.from_file(str(ROOT / "pages" / "6_Decoder_and_generation.py"), default_timeout=300)
+    at.query_params.update({"s": "forty-two", **params})
+    at.run()
+    assert_one_clear_error(at, names, f"numbers model, {params}")
