@@ -14,6 +14,10 @@ artifacts/bench_app.json:
   Home: the translation shown);
 - server RSS with the model loaded (one session), and the extra memory per additional session
   (each with its own sentence, kept open);
+- in the browser (headless Chromium, the real server, a session of its own for each measure): the
+  time from a head or layer key press on the step-by-step page to its first figure redrawn (and to
+  the page settled), from opening a deep link to a model page to its first figure drawn, and from
+  opening the home page to Figure 1 drawn (median of --browser-runs);
 - figure payload: bytes of figure specs (Plotly, and the home page's Vega-Lite Figure 1) each page
   sends for the default sentence, for the longest preset (the paper's Figure 3 sentence) and for a
   sentence past the app's 60-piece cap.
@@ -32,6 +36,7 @@ import platform
 import statistics
 import sys
 import time
+import urllib.parse
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -222,6 +227,70 @@ def bench_server(pages, sessions: int, cold_runs: int) -> dict:
     return out
 
 
+# The first figure of a page, its title text (Plotly's .gtitle), whether the page script is running.
+FIRST_TITLE_JS = "() => document.querySelector('.js-plotly-plot .gtitle')?.textContent || ''"
+
+
+def _slider_thumb(tab, label: str):
+    return tab.locator(f'[data-testid="stSlider"]:has-text("{label}") [role="slider"]').first
+
+
+def _press_and_time(tab, thumb, key: str) -> tuple[float, float]:
+    """(seconds to the first figure's new title, seconds to the page idle again) after one key press."""
+    before = tab.evaluate(FIRST_TITLE_JS)
+    thumb.focus()
+    start = time.perf_counter()
+    thumb.press(key)
+    tab.wait_for_function(f"(before) => ({FIRST_TITLE_JS})() !== before", arg=before, polling="raf",
+                          timeout=120_000)
+    redrawn = time.perf_counter() - start
+    wait_idle(tab, 120_000)
+    return redrawn, time.perf_counter() - start
+
+
+def bench_browser(pages, runs: int) -> dict:
+    """What the reader waits for in a browser, on one running server (the model already loaded by a
+    first visit, as on a classroom server after its first student): a head / layer change on the
+    step-by-step page (key press on the slider -> its first figure redrawn; and -> page idle), a deep
+    link to that page with a new sentence (-> its first figure drawn), the home page (-> Figure 1)."""
+    page = attention_page(pages)
+    out: dict = {"page": page.script}
+    with chromium() as browser, streamlit_server() as server:
+        warm = browser.new_context(viewport={"width": 1440, "height": 900})
+        tab = warm.new_page()
+        tab.goto(f"{server.url}/", wait_until="domcontentloaded")  # the first visit: the home page
+        wait_idle(tab, 600_000)
+        tab.goto(f"{server.url}/{page.url_path}", wait_until="domcontentloaded")
+        wait_idle(tab, 600_000)
+        tab.wait_for_selector(DRAWN, state="visible", timeout=600_000)
+        for name, label in (("head", "Head (1-based)"), ("layer", "Layer (1-based)")):
+            thumb = _slider_thumb(tab, label)
+            thumb.wait_for(state="visible", timeout=600_000)  # a busy machine may still be loading the page
+            times = [_press_and_time(tab, thumb, key) for key in ["ArrowRight", "ArrowLeft"] * runs]
+            figure, idle = [t[0] for t in times], [t[1] for t in times]
+            out[f"{name}_change"] = {"runs": len(times), "median_ms": ms(statistics.median(figure)),
+                                     "max_ms": ms(max(figure)), "idle_median_ms": ms(statistics.median(idle))}
+        warm.close()
+        for name, path, sentences in (
+            ("deep_link", page.url_path, NEW_SENTENCES),
+            ("home", pages[0].url_path, [None] * len(NEW_SENTENCES)),
+        ):
+            times = []
+            for sentence in sentences[:runs]:
+                context = browser.new_context(viewport={"width": 1440, "height": 900})
+                tab = context.new_page()
+                query = "" if sentence is None else "?" + urllib.parse.urlencode(
+                    {"s": sentence, "layer": "3", "head": "2"})
+                start = time.perf_counter()
+                tab.goto(f"{server.url}/{path}{query}", wait_until="commit")
+                tab.wait_for_selector(DRAWN, state="visible", timeout=600_000)
+                times.append(time.perf_counter() - start)
+                context.close()
+            out[name] = {"runs": len(times), "median_s": round(statistics.median(times), 2),
+                         "max_s": round(max(times), 2)}
+    return out
+
+
 def _attempt(fn, *args) -> dict:
     """Run one measurement; a failure is reported in the table instead of ending the benchmark."""
     try:
@@ -274,6 +343,21 @@ def table(results: dict) -> list[tuple[str, str, str, str]]:
             ),
         ]
         rows += [(n, t, m, "pass" if ok else "MISS") for n, t, m, ok in checks]
+    br = results["browser"]
+    if "error" in br:
+        rows.append(("browser: head/layer change, deep link, home", "", br["error"], "ERROR"))
+    else:
+        for name, what in (("head", "head"), ("layer", "layer")):
+            r = br[f"{name}_change"]
+            rows.append((f"browser: {what} change -> first figure redrawn (median)", "<= 300 ms",
+                         f"{r['median_ms']} ms (max {r['max_ms']}; page idle {r['idle_median_ms']} ms; "
+                         f"{r['runs']} key presses)", "pass" if r["median_ms"] <= 300 else "MISS"))
+        for name, what, target in (("deep_link", "deep link -> first model figure", 5),
+                                   ("home", "home -> Figure 1 drawn", 3)):
+            r = br[name]
+            rows.append((f"browser: {what} (median)", f"<= {target} s",
+                         f"{r['median_s']} s (max {r['max_s']}, {r['runs']} runs)",
+                         "pass" if r["median_s"] <= target else "MISS"))
     for script, sizes in results["payload"].items():
         if "error" in sizes:
             rows.append((f"figure payload {script}", "<= 1 MB", sizes["error"], "ERROR"))
@@ -293,6 +377,8 @@ def main() -> int:
     parser.add_argument("--sessions", type=int, default=10, help="extra sessions for the RSS figure")
     parser.add_argument("--repeats", type=int, default=2, help="passes over all heads (head-change time)")
     parser.add_argument("--cold-runs", type=int, default=3, help="cold starts per page (median reported)")
+    parser.add_argument("--browser-runs", type=int, default=5, help="browser measures of each kind (median)")
+    parser.add_argument("--only-browser", action="store_true", help="measure in the browser only")
     args = parser.parse_args()
     os.chdir(ROOT)
     pages = discover_pages()
@@ -301,6 +387,10 @@ def main() -> int:
         "load_average": os.getloadavg(),
         "pages": [p.script for p in pages],
     }
+    results["browser"] = _attempt(bench_browser, pages, args.browser_runs)
+    if args.only_browser:
+        print(json.dumps(results["browser"], indent=2))
+        return 0 if "error" not in results["browser"] else 1
     results["head_change"] = _attempt(bench_head_change, pages, args.repeats)
     results["new_sentence_attention"] = _attempt(
         lambda: bench_new_sentence(attention_page(pages).script, NEW_SENTENCES[:4])
