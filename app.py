@@ -33,6 +33,7 @@ SECTIONS = {
     ],
     "Classroom": [
         ("pages/9_Worked_examples.py", "Worked examples", "✏️", "Worked_examples"),
+        ("pages/10_Train_it_yourself.py", "Train it yourself", "🏋️", "Train_it_yourself"),
     ],
 }
 
