@@ -33,7 +33,7 @@ def test_makefile_has_the_screenshots_target():
 def test_shots_point_at_registered_pages():
     shots = _script().SHOTS
     registered = {url for pages in navigation().values() for _file, _title, _icon, url in pages}
-    assert [s.name for s in shots] == ["home", "head_view", "step_by_step", "decoder"]
+    assert [s.name for s in shots] == ["home", "head_view", "step_by_step", "decoder", "numbers_crossing"]
     for shot in shots:
         assert shot.url_path in registered, f"{shot.name}: {shot.url_path!r} is not a page of app.py"
 
