@@ -178,6 +178,7 @@ class Trainer:
         self.optimizer = make_optimizer(self.model)
         self.progress = Progress()
         self.stop_requested = False  # set by SIGTERM/SIGINT: stop after this step, checkpoint saved
+        self.milestones = {int(s) for s in args.milestones.split(",") if s.strip()}
         self._load_data()
         if args.resume:
             self._load_checkpoint()
@@ -272,8 +273,7 @@ class Trainer:
 
     def _save_milestone(self) -> None:
         """Weights at a step named by --milestones, never pruned (the app's training-step slider)."""
-        steps = {int(s) for s in self.args.milestones.split(",") if s.strip()}
-        if self.rank or self.progress.step not in steps:
+        if self.rank or self.progress.step not in self.milestones:
             return
         path = self.out / "milestones" / f"step_{self.progress.step:07d}.safetensors"
         path.parent.mkdir(exist_ok=True)

@@ -70,9 +70,12 @@ def gold_matrix(source: str, src_pieces: Sequence[str], out_pieces: Sequence[str
     if example is None:
         return None
     keys = gold_keys(example, src_pieces, out_pieces)
-    if not any(keys):
-        return None
-    gold = torch.zeros(len(out_pieces), len(src_pieces), dtype=torch.bool)
+    return _matrix(keys, len(out_pieces), len(src_pieces)) if any(keys) else None
+
+
+def _matrix(keys: list[set[int]], rows: int, cols: int) -> torch.Tensor:
+    """(rows, cols) bool with row t True at the source positions in keys[t] (later rows: none)."""
+    gold = torch.zeros(rows, cols, dtype=torch.bool)
     for t, ks in enumerate(keys):
         gold[t, list(ks)] = True
     return gold
@@ -102,16 +105,14 @@ def measure(model, tokenizer, sources: Sequence[str]) -> dict:
         out = tokenizer.encode(example.target) + [cfg.eos_id]
         src_pieces = [tokenizer.id_to_piece(i) for i in s]
         out_pieces = [tokenizer.id_to_piece(i) for i in out]
-        gold = torch.zeros(len(out), len(s), dtype=torch.bool)
-        for t, ks in enumerate(gold_keys(example, src_pieces[:-1], out_pieces[:-1])):
-            gold[t, list(ks)] = True
+        keys = gold_keys(example, src_pieces[:-1], out_pieces[:-1])  # </s> has no gold word
+        gold = _matrix(keys, len(out), len(s))
         tgt = torch.tensor([[cfg.bos_id, *out[:-1]]], device=device)  # (1, T) decoder input
         with hooks.record() as store:
             model(torch.tensor([s], device=device), tgt)
         for layer in range(cfg.n_layers):
             pattern = store[f"decoder.layers.{layer}.cross_attn.hook_pattern"][0].float()  # (H, T, S)
-            h, n = agreement(pattern.mean(0).cpu(), gold)
-            hits[layer] += h
+            hits[layer] += agreement(pattern.mean(0).cpu(), gold)[0]
         total += int(gold.any(-1).sum())
         used += 1
     model.train(was_training)
