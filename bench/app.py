@@ -232,7 +232,7 @@ FIRST_TITLE_JS = "() => document.querySelector('.js-plotly-plot .gtitle')?.textC
 
 
 def _slider_thumb(tab, label: str):
-    return tab.locator(f'[data-testid="stSlider"]:has-text("{label}") [role="slider"]').first
+    return tab.locator(f'[data-testid="stSlider"]:has-text("{label}") input[type="range"]').first
 
 
 def _press_and_time(tab, thumb, key: str) -> tuple[float, float]:

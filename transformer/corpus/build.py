@@ -35,7 +35,6 @@ from transformer.corpus.text import Pair, clean_pairs, side_key
 SHUFFLE_SEED = 1234
 HELD_OUT_SIZE = 500  # story and tech sets: pairs per set
 HELD_OUT_WORDS = (5, 25)  # English length of a story/tech held-out pair
-TECH_DOMAIN = "technical"
 
 
 # --- Fetching and unpacking -------------------------------------------------------------------
@@ -145,7 +144,7 @@ def held_out_pairs(pairs: list[Pair], held_keys: set[str], size: int = HELD_OUT_
 def tech_documents(
     cleaned: dict[str, Documents], held_keys: set[str], size: int = HELD_OUT_SIZE
 ) -> tuple[set[tuple[str, str]], list[Pair], list[Pair]]:
-    """Whole pages of the technical sources for test-tech and valid-tech, in hash order.
+    """Whole pages of ``table.TECH_HELD_OUT_SOURCES`` for test-tech and valid-tech, in hash order.
 
     Pages are taken until each set holds ``size`` pairs; every side of a taken page joins
     ``held_keys`` so no sentence of it reaches training through another page or source.
@@ -153,7 +152,7 @@ def tech_documents(
     pool = [
         (_hash(f"{name}/{doc}"), name, doc)
         for name, docs in cleaned.items()
-        if _domain(name) == TECH_DOMAIN
+        if name in table.TECH_HELD_OUT_SOURCES
         for doc in docs
     ]
     taken: set[tuple[str, str]] = set()
@@ -171,10 +170,6 @@ def tech_documents(
             held_keys.add("en:" + side_key(en))
             held_keys.add("de:" + side_key(de))
     return taken, sets[0], sets[1]
-
-
-def _domain(name: str) -> str:
-    return next(s.domain for s in table.SOURCES if s.name == name)
 
 
 def weighted(pairs: list[Pair], weight: float) -> list[Pair]:
