@@ -15,7 +15,18 @@ from __future__ import annotations
 from collections.abc import Callable
 from pathlib import Path
 
-from transformer.corpus import ddtp, dep11, ding, games, lo_help, mallard, mo
+from transformer.corpus import (
+    ddtp,
+    dep11,
+    ding,
+    games,
+    lo_help,
+    mallard,
+    mediawiki,
+    mo,
+    pkg_manpages,
+    skycultures,
+)
 from transformer.corpus.source import Documents, Source
 from transformer.corpus.text import Pair
 
@@ -131,6 +142,8 @@ SOURCES: list[Source] = [
            f"UI catalogues of GIMP, Inkscape, Blender, digiKam, Krita, Scribus, KStars, VLC, Audacity, "
            f"Kdenlive (>= {UI_MIN_WORDS} English words)", "ui", _ui, 0.5, _MO_DE + _QM_DE),
     *DOC_SOURCES,
+    *pkg_manpages.SOURCES,
+    *mediawiki.SOURCES, *skycultures.SOURCES,
 ]  # fmt: skip
 # Package versions pinned because a held-out split depends on their exact text.
 PINNED = {"trans-de-en": "1.9-6"}

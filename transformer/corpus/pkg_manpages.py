@@ -1,0 +1,252 @@
+"""Man pages that Debian packages translate into German themselves, aligned with their English pages.
+
+``manpages-de`` translates other packages' pages (the ``manpages`` source); many packages instead
+ship their own German pages next to the English ones: dpkg, apt, debconf, debhelper, devscripts,
+po4a, man-db, the shadow tools, procps, CUPS, xz, ... (found with Debian's Contents index: every
+bookworm package with a page under ``/usr/share/man/de/`` whose English twin it ships too, or, for
+``debconf-i18n``, that ``debconf`` ships). The English and German page come from the same source
+at the same version (po4a, DocBook, pod2man or KDE's kdoctools), so their macro structure matches
+and ``groff`` + ``html_blocks`` align them as for ``manpages``. No German page of these packages
+is also in ``manpages-de`` (dpkg would refuse to install the two together), and packages whose
+pages the ``manpages`` source already reads are left out (``doc_packages.MAN``).
+
+Generated pages use more of groff than hand-written ones, and ``groff.blocks`` would drop it
+silently, cutting letters out of words ("enth\\(:alt" -> "enthlt"). ``prepare`` rewrites a page
+into the groff that ``groff.blocks`` reads: accented letters (``\\(:a``, ``\\[:u]``, ``\\[u00E4]``,
+pod2man's ``a\\*:``), strings defined with ``.ds`` (DocBook's ``\\*(Aq``, pod2man's ``\\*(L"``),
+pod2man's verbatim blocks (``.Vb``/``.Ve``), macro definitions and ``.ig`` blocks (left out); a
+special character it does not know becomes a visible backslash, so ``doc_text`` drops the sentence
+rather than keep a word with a hole.
+
+The apt manuals (``apt-doc``: user's guide, offline use) and the svn-buildpackage manual ship as
+English and German DocBook HTML and are aligned like the Debian manuals (``html_blocks``), each
+page decoded by the charset it declares (the German svn-buildpackage manual is Latin-1).
+"""
+
+from __future__ import annotations
+
+import re
+import unicodedata
+from collections.abc import Iterable
+from pathlib import Path
+
+from transformer.corpus import doc_text, docs_sources, groff, html_blocks
+from transformer.corpus.source import Documents, Source
+from transformer.corpus.text import Pair
+
+# Bookworm packages with German man pages of their own (Contents index, 2026-11). Left out:
+# packages of several MB for one short page (games' data, most KDE applications), ghostscript and
+# locales (already read by the ``manpages`` source), fortunes-de (its German page is not a
+# translation of the English one) and sl (German pages under ``de.UTF-8``, a joke page).
+PACKAGES = (
+    "acpi", "adduser", "amule", "amule-daemon", "amule-utils", "amule-utils-gui", "apper", "apt",
+    "apt-doc", "apt-listchanges", "apt-utils", "aptitude-common", "ark", "asclock", "awesome", "bambam",
+    "base-passwd", "berusky", "bootlogd", "calibre", "cups", "cups-bsd", "cups-client", "cups-daemon",
+    "cups-ipp-utils", "cups-ppdc", "cups-server-common", "davfs2", "debarchiver", "debconf",
+    "debconf-doc", "debconf-i18n", "debconf-utils", "debhelper", "debian-goodies",
+    "debian-reference-common", "debianutils", "deborphan", "debsums", "devscripts", "doc-base",
+    "dos2unix", "dpkg", "dpkg-dev", "dragonplayer", "dselect", "dvdisaster", "dvgrab", "einstein",
+    "extremetuxracer", "fakeroot", "fragmaster", "gliv", "goobox", "help2man", "imgvtopgm", "inetsim",
+    "inkscape", "isoquery", "jpegpixi", "kbackup", "kde-spectacle", "kded5", "kdesdk-scripts", "kdesvn",
+    "kdiff3", "kdoctools5", "keditbookmarks", "kfind", "kgendesignerplugin-bin", "kid3-core", "kinit",
+    "kmag", "kmousetool", "kmouth", "kpackagetool5", "kronometer", "kross", "kvirc",
+    "libcamomile-ocaml-dev", "libcups2-dev", "libembperl-perl", "libkf5configwidgets-data",
+    "libkf5jsembed-dev", "libkf5kdelibs4support5-bin", "libkf5kjs-dev", "libkf5service-bin",
+    "liblocal-lib-perl", "linkchecker", "linux-base", "linuxinfo", "live-tools", "login", "loook", "lpe",
+    "man-db", "mencoder", "mkvtoolnix", "modem-manager-gui", "mpgtx", "mplayer", "mplayer-gui",
+    "multistrap", "muttprint", "net-tools", "nmap", "passwd", "pdf2djvu", "pentobi", "plasma-sdk",
+    "po-debconf", "po4a", "poxml", "pppconfig", "procps", "psmisc", "python3-pysnmp4-mibs", "qmidiarp",
+    "qmidiroute", "rlinetd", "schroot", "scribus-data", "seahorse-adventures", "sensible-utils",
+    "sgt-puzzles", "smstools", "svn-buildpackage", "sysvinit-core", "tilix", "tk-brief", "tvtime",
+    "txt2pdbdoc", "vdr-plugin-epgsearch", "vim-common", "vim-gui-common", "vobcopy", "w3m", "wcd",
+    "weechat-curses", "weechat-headless", "wesnoth-1.16-core", "wesnoth-1.16-server", "whohas", "wine",
+    "wine64-tools", "wizznic", "xine-console", "xine-ui", "xskat", "xz-utils",
+)  # fmt: skip
+
+MAN = "usr/share/man"
+_DOC = "usr/share/doc"
+# HTML manuals: (document id prefix, English directory, German directory); pages share file names.
+MANUALS = (
+    ("apt-guide", f"{_DOC}/apt-doc/guide.html", f"{_DOC}/apt-doc/guide.de.html"),
+    ("apt-offline", f"{_DOC}/apt-doc/offline.html", f"{_DOC}/apt-doc/offline.de.html"),
+    ("svn-buildpackage", f"{_DOC}/svn-buildpackage/html", f"{_DOC}/svn-buildpackage/html/de"),
+)
+MEMBERS = (
+    f"./{MAN}/man[1-9]/*",
+    f"./{MAN}/de/man[1-9]/*",
+    *sorted({f"./{d}/*.html" for _, en, de in MANUALS for d in (en, de)}),
+)
+
+# --- groff beyond what groff.blocks reads ----------------------------------------------------------
+
+# groff's accent names (the first character of ``\(:a``) as combining marks.
+# (``\(oq`` is a quote, not a ring over q: the ring (``\(oa``) is in ``_CHARACTERS``.)
+_ACCENTS = {":": "\u0308", "'": "\u0301", "`": "\u0300", "^": "\u0302", "~": "\u0303", ",": "\u0327"}
+_ACCENTED = re.compile(r"""\\(?:\(([:'`^~,])([A-Za-z])|\[([:'`^~,])([A-Za-z])\])""")
+# pod2man of old writes the accent after its letter ("scho\*:ner"); ``\*8`` is its sharp s.
+_POSTFIX_ACCENT = re.compile(r"""([A-Za-z])\\\*([:'`^~,])""")
+_CHARACTERS = {
+    "ss": "\u00df", "ae": "\u00e6", "AE": "\u00c6", "oe": "\u0153", "OE": "\u0152", "/l": "\u0142",
+    "/L": "\u0141", "/o": "\u00f8", "/O": "\u00d8", "oa": "\u00e5", "oA": "\u00c5", "co": "\u00a9",
+    "rg": "\u00ae", "tm": "\u2122", "de": "\u00b0", "mu": "\u00d7", "di": "\u00f7", "->": "\u2192",
+    "<-": "\u2190", "<=": "\u2264", ">=": "\u2265", "S1": "\u00b9", "S2": "\u00b2", "S3": "\u00b3",
+    "oq": "'", "cq": "'", "or": "|", "sl": "/", "lB": "[", "rB": "]", "sh": "#", "aa": "\u00b4",
+    "*W": "-", "*p": "\u03c0", "*b": "\u03b2", "md": "\u22c5", "pd": "\u2202", "shc": "\u00ad",
+    "CR": "", "hy": "-", "Eu": "\u20ac", "eu": "\u20ac", "Po": "\u00a3", "ct": "\u00a2",
+    "ps": "\u00b6", "sc": "\u00a7", "12": "\u00bd", "14": "\u00bc", "34": "\u00be", "+-": "\u00b1",
+    "!=": "\u2260", "pl": "+", "eq": "=", "%0": "\u2030",
+}  # fmt: skip
+_SPECIAL = re.compile(r"\\(?:\((..)|\[([^\]\s]+)\])")
+_STRING = re.compile(r"\\\*(?:\((..)|\[([^\]\s]+)\]|([^(\[]))")
+# ``.ds NAME VALUE``, also as the body of a condition (``.ie \n(.g .ds Aq \(aq``, ``.el .ds Aq '``)
+_DEFINE = re.compile(
+    r"^[.'][ \t]*(?:(?:ie|if)[ \t]+\S+[ \t]+[.'][ \t]*|el[ \t]+[.'][ \t]*)?ds[ \t]+(\S+)[ \t]?(.*)$"
+)
+# Blocks read up to ".." and left out: macro definitions and ``.ig`` (a comment block)
+_MACRO_START = re.compile(r"^[.'][ \t]*(?:(?:de|de1|am)[ \t]+\S|ig\b)")
+# Strings that read better than their nroff definition: pod2man's dash is "\(*W-" there.
+_STRING_VALUES = {"--": "\u2014"}
+_UNKNOWN = "\\?"  # left visible by groff.unescape: the sentence holding it is dropped
+
+
+def _compose(letter: str, accent: str) -> str:
+    return unicodedata.normalize("NFC", letter + _ACCENTS[accent])
+
+
+def _special(match: re.Match) -> str:
+    name = match.group(1) or match.group(2)
+    if name in _CHARACTERS:
+        return _CHARACTERS[name]
+    if re.fullmatch(r"u[0-9A-F]{4,5}(?:_[0-9A-F]{4,5})*", name):  # \[u00E4], \[u0061_0308]
+        return unicodedata.normalize("NFC", "".join(chr(int(c, 16)) for c in name[1:].split("_")))
+    if re.fullmatch(r"char\d+", name):
+        char = chr(int(name[4:]))
+        return "\\&" + char if char in ".'" else char  # not read as a request at a line start
+    if groff.unescape(match.group(0)) == "":  # neither here nor in groff.py: not silently dropped
+        return _UNKNOWN
+    return match.group(0)
+
+
+def _definitions(lines: list[str]) -> dict[str, str]:
+    """Strings a page defines with ``.ds``; the first definition wins (nroff's branch comes first)."""
+    strings: dict[str, str] = {}
+    for line in lines:
+        match = _DEFINE.match(line)
+        if match and match.group(1) not in strings:
+            value = match.group(2)
+            strings[match.group(1)] = value[1:] if value.startswith('"') else value
+    return strings
+
+
+def prepare(source: str) -> str:
+    """A man page rewritten into the groff ``groff.blocks`` reads (see the module docstring)."""
+    lines: list[str] = []
+    in_macro = False
+    for line in source.splitlines():
+        if in_macro:
+            in_macro = line.strip() != ".."
+        elif _MACRO_START.match(line):
+            in_macro = True
+        else:
+            lines.append(line)
+    strings = _definitions(lines)
+
+    def string(match: re.Match) -> str:
+        name = match.group(1) or match.group(2) or match.group(3)
+        if name in _STRING_VALUES:
+            return _STRING_VALUES[name]
+        if name == "8":  # pod2man's sharp s
+            return "\u00df"
+        return _STRING.sub(lambda m: "", strings[name]) if name in strings else _UNKNOWN
+
+    out: list[str] = []
+    for line in lines:
+        if "\\" not in line and not line.startswith((".V", "'V")):  # most lines: nothing to rewrite
+            out.append(line)
+            continue
+        if _DEFINE.match(line):
+            continue
+        stripped = line.strip()
+        if stripped.startswith((".Vb", "'Vb")):  # pod2man's verbatim block
+            line = ".nf"
+        elif stripped in (".Ve", "'Ve"):
+            line = ".fi"
+        line = _POSTFIX_ACCENT.sub(lambda m: _compose(m.group(1), m.group(2)), line)
+        line = _STRING.sub(string, line)
+        line = _ACCENTED.sub(lambda m: _compose(m.group(2) or m.group(4), m.group(1) or m.group(3)), line)
+        out.append(_SPECIAL.sub(_special, line))
+    return "\n".join(out)
+
+
+# --- Pages and documents ------------------------------------------------------------------------------
+
+# What a broken decoding leaves (replacement characters, C1 controls of double-encoded UTF-8).
+_MOJIBAKE = re.compile("[\ufffd\u0080-\u009f]")
+_CHARSET = re.compile(rb"charset=[\"']?([\w-]+)", re.IGNORECASE)
+
+
+def page_pairs(en_source: str, de_source: str) -> list[Pair]:
+    """Sentence pairs of one man page in English and German (sources as read from the files)."""
+    en_blocks, de_blocks = groff.blocks(prepare(en_source)), groff.blocks(prepare(de_source))
+    pairs = doc_text.sentence_pairs(html_blocks.align_blocks(en_blocks, de_blocks))
+    return [(en, de) for en, de in pairs if not _MOJIBAKE.search(en + de)]
+
+
+def _pages(man: Path) -> Iterable[tuple[str, list[Pair]]]:
+    """(page id, pairs) of every German page with an English twin, each real file read once.
+
+    Links (``unxz.1`` -> ``xz.1``) come after real files, so a page is named by its own file.
+    """
+    seen: set[tuple[Path, Path]] = set()
+    german = sorted((man / "de").glob("man*/*"), key=lambda p: (p.is_symlink(), p))
+    for de_path in german:
+        en_path = man / de_path.relative_to(man / "de")
+        if not (de_path.is_file() and en_path.is_file()):
+            continue
+        real = (en_path.resolve(), de_path.resolve())
+        if real in seen:
+            continue
+        seen.add(real)
+        pairs = page_pairs(groff.read(en_path), groff.read(de_path))
+        yield de_path.relative_to(man / "de").as_posix().removesuffix(".gz"), pairs
+
+
+def read_html(path: Path) -> str:
+    """An HTML page decoded by the charset it declares (UTF-8 when it declares none)."""
+    data = path.read_bytes()
+    declared = _CHARSET.search(data[:2048])
+    try:
+        return data.decode(declared.group(1).decode("ascii") if declared else "utf-8", errors="replace")
+    except LookupError:  # an unknown charset name
+        return data.decode("utf-8", errors="replace")
+
+
+def _manual_pages(root: Path) -> Iterable[tuple[str, list[Pair]]]:
+    for prefix, en_dir, de_dir in MANUALS:
+        for en_path in sorted((root / en_dir).glob("*.html")):
+            de_path = root / de_dir / en_path.name
+            if de_path.is_file():
+                blocks = html_blocks.align_pages(read_html(en_path), read_html(de_path))
+                pairs = doc_text.sentence_pairs(blocks)
+                yield f"{prefix}/{en_path.name}", [p for p in pairs if not _MOJIBAKE.search(p[0] + p[1])]
+
+
+def parse(root: Path) -> Documents:
+    """Pairs per man page (``man1/dpkg.1``) and per manual page (``apt-guide/ch1.html``)."""
+    return docs_sources.unique_documents([*_pages(root / MAN), *_manual_pages(root)])
+
+
+SOURCES: list[Source] = [
+    Source(
+        name="pkg_manpages",
+        packages=PACKAGES,
+        licence="GPL-2+ mostly (dpkg, apt, debconf, debhelper, devscripts, po4a, man-db); per package "
+        "(CUPS Apache-2.0, shadow BSD-3-Clause, sgt-puzzles MIT, calibre GPL-3, nmap NPSL, ...)",
+        description="German man pages that Debian packages ship themselves (dpkg, apt, debhelper, ...) "
+        "aligned with their English pages by macro structure; apt and svn-buildpackage manuals",
+        domain="technical",
+        parse=parse,
+        weight=1.0,
+        members=MEMBERS,
+    ),
+]
