@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
-from transformer.corpus import build, splits, table
+import pytest
+
+from transformer.corpus import build, splits, table, text
 from transformer.corpus.text import (
     clean_pairs,
     has_placeholder,
@@ -147,3 +149,25 @@ def test_fractional_weight_keeps_a_stable_share():
     half = build.weighted(pairs, 0.5)
     assert 400 < len(half) < 600 and half == build.weighted(pairs, 0.5)
     assert build.weighted(pairs, 2.0) == [p for p in pairs for _ in range(2)]
+
+
+@pytest.mark.parametrize(
+    "paragraph, sentences",
+    [
+        # cases read in the freeciv, wesnoth_data and stellarium reviews (docs/CORPUS.md)
+        ("Im 19. Jh. wuchs das Land. Dann kam der Krieg.",
+         ["Im 19. Jh. wuchs das Land.", "Dann kam der Krieg."]),
+        ("Oz was created by L. Frank Baum. It has four parts.",
+         ["Oz was created by L. Frank Baum.", "It has four parts."]),
+        ("Manche Einheiten (z.B. Trolle) heilen. Andere nicht.",
+         ["Manche Einheiten (z.B. Trolle) heilen.", "Andere nicht."]),
+        ("Das ist z. B. gut. Am 3. Mai kam er.", ["Das ist z. B. gut.", "Am 3. Mai kam er."]),
+        ("He met Dr. Smith. She was late.", ["He met Dr. Smith.", "She was late."]),
+        # a year or a version number still ends a sentence
+        ("It was founded in 1810. At the expense of Peru it grew.",
+         ["It was founded in 1810.", "At the expense of Peru it grew."]),
+        ("Version 2. New features are here!", ["Version 2.", "New features are here!"]),
+    ],
+)  # fmt: skip
+def test_sentence_split_keeps_abbreviations_initials_and_ordinals_inside(paragraph, sentences):
+    assert text.split_sentences(paragraph) == sentences

@@ -9,7 +9,8 @@ from pathlib import Path
 
 import pytest
 
-from transformer.corpus import build, ddtp, dep11, games, mo, qm, table
+from transformer.corpus import build, ddtp, dep11, games, mallard, mo, qm, table
+from transformer.corpus.text import clean_pairs
 
 # ---- Qt .qm ------------------------------------------------------------------------------------
 
@@ -84,6 +85,22 @@ def test_wesnoth_and_freeciv_prefixes_are_removed(tmp_path):
     assert games.freeciv(tmp_path / "civ") == {
         "freeciv-nations": [("The Romans built roads.", "Die Römer bauten Straßen.")]
     }
+
+
+def test_wesnoth_help_markup_keeps_the_shown_text_and_drops_heading_lines(tmp_path):
+    inline = "Units have two <ref>dst='..traits' text='traits'</ref>, some are <bold>text=quick</bold>."
+    assert games.wesnoth_help_text(inline) == "Units have two traits, some are quick."
+    # A line of markup only (a heading, a list of links) goes: it would run into the next sentence.
+    assert games.wesnoth_help_text("<header>text='Traits'</header>\n\nUnits learn.") == "\n\nUnits learn."
+    # Images keep their markup: the placeholder filter drops them with their paragraph.
+    image = "<img>src=units/elf.png align=here</img> Elves live here."
+    assert games.wesnoth_help_text(image) == image
+    locale = tmp_path / "usr/share/games/wesnoth/1.16/locale/de/LC_MESSAGES"
+    en = "editor^<bold>text='Traits'</bold>\n\nRecruits get two <ref>dst='t' text='traits'</ref>."
+    de = "<bold>text='Merkmale'</bold>\n\nRekruten erhalten zwei <ref>dst='t' text='Merkmale'</ref>."
+    _write_catalog(locale / "wesnoth-help.mo", {en: de})
+    pairs = games.wesnoth(tmp_path)["wesnoth-help"]
+    assert clean_pairs(pairs, {}) == [("Recruits get two traits.", "Rekruten erhalten zwei Merkmale.")]
 
 
 # ---- DDTP ------------------------------------------------------------------------------------
@@ -216,21 +233,47 @@ def test_fetch_skips_download_when_debs_exist(tmp_path, monkeypatch):
     assert paths["gimp"].name == "gimp_2.10.34-1_amd64.deb"
 
 
-@pytest.mark.skipif(shutil.which("dpkg-deb") is None, reason="needs dpkg-deb")
-def test_unpack_extracts_only_the_named_members(tmp_path):
+def _fixture_deb(tmp_path: Path, files: dict[str, bytes]) -> Path:
     pkg = tmp_path / "pkg"
     (pkg / "DEBIAN").mkdir(parents=True)
     (pkg / "DEBIAN/control").write_text(
         "Package: fixture\nVersion: 1.0\nArchitecture: all\nMaintainer: t <t@t>\nDescription: test\n"
     )
-    _write_catalog(pkg / "usr/share/locale/de/LC_MESSAGES/app.mo", {"Hello there.": "Hallo."})
-    (pkg / "usr/share/big.png").write_bytes(b"\x89PNG")
+    for name, data in files.items():
+        (pkg / name).parent.mkdir(parents=True, exist_ok=True)
+        (pkg / name).write_bytes(data)
     deb = tmp_path / "fixture_1.0_all.deb"
     subprocess.run(["dpkg-deb", "-Zgzip", "-b", str(pkg), str(deb)], check=True, capture_output=True)
+    return deb
+
+
+def _unpacked(root: Path) -> list[str]:
+    return sorted(p.relative_to(root).as_posix() for p in root.rglob("*") if p.is_file())
+
+
+@pytest.mark.skipif(shutil.which("dpkg-deb") is None, reason="needs dpkg-deb")
+def test_unpack_extracts_only_the_named_members(tmp_path):
+    mo_file = "usr/share/locale/de/LC_MESSAGES/app.mo"
+    deb = _fixture_deb(
+        tmp_path, {mo_file: mo.write_mo({"Hello there.": "Hallo."}), "usr/share/big.png": b"\x89PNG"}
+    )
     build.unpack(deb, tmp_path / "out", ("*/locale/de/LC_MESSAGES/*.mo",))
-    found = sorted(str(p.relative_to(tmp_path / "out")) for p in (tmp_path / "out").rglob("*") if p.is_file())
-    assert found == ["usr/share/locale/de/LC_MESSAGES/app.mo"]
+    assert _unpacked(tmp_path / "out") == [mo_file]
     build.unpack(deb, tmp_path / "none", ("*/nothing/*",))  # no match is not an error
+
+
+@pytest.mark.skipif(shutil.which("dpkg-deb") is None, reason="needs dpkg-deb")
+def test_mallard_apps_unpacks_the_pages_and_docbook_files_of_every_help_tree_only(tmp_path):
+    read = [
+        "usr/share/help/C/app/index.page", "usr/share/help/de/app/index.page",
+        "usr/share/help/C/old-app/old-app.xml", "usr/share/help/de/old-app/old-app.xml",
+    ]  # fmt: skip
+    skipped = ["usr/share/help/C/app/figures/shot.png", "usr/share/help/de/app/media/intro.ogv"]
+    skipped.append("usr/share/help/fr/app/index.page")
+    deb = _fixture_deb(tmp_path, {name: b"<page/>" for name in read + skipped})
+    [mallard_apps] = [s for s in table.SOURCES if s.name == "mallard_apps"]
+    build.unpack(deb, tmp_path / "out", mallard_apps.members)
+    assert _unpacked(tmp_path / "out") == sorted(read)
 
 
 def test_hedgewars_lua_table_reads_keys_escapes_and_comments():
@@ -245,3 +288,40 @@ def test_hedgewars_lua_table_reads_keys_escapes_and_comments():
         ('Say "hello" to Bob!', 'Sag "Hallo" zu Bob!'),
         ("Line one line two.", "Zeile eins Zeile zwei."),
     ]
+
+
+# ---- GNOME user docs (Mallard) -----------------------------------------------------------------
+
+
+def test_gnome_pages_keep_menu_path_and_key_separators():
+    page = '<page xmlns="http://projectmallard.org/1.0/"><p>{}</p></page>'
+    en = page.format(
+        "Press <keyseq><key>Super</key><key>Tab</key></keyseq> or choose "
+        "<guiseq><gui>File</gui><gui>Print</gui></guiseq> to go on."
+    )
+    de = page.format(
+        "Drücken Sie <keyseq><key>Super</key><key>Tabulator</key></keyseq> oder wählen Sie "
+        "<guiseq><gui>Datei</gui><gui>Drucken</gui></guiseq>, um fortzufahren."
+    )
+    assert mallard.align_pages(en, de) == [
+        (
+            "Press Super+Tab or choose File \u25b8 Print to go on.",
+            "Drücken Sie Super+Tabulator oder wählen Sie Datei \u25b8 Drucken, um fortzufahren.",
+        )
+    ]
+
+
+def test_wesnoth_lore_keeps_single_sentence_entries_only(tmp_path):
+    locale = tmp_path / "usr/share/games/wesnoth/1.16/locale/de/LC_MESSAGES"
+    lore = {
+        "Elves live in the forest.": "Elfen leben im Wald.",
+        # freely adapted lore: two sentences that do not map one to one
+        "Trolls are strong. They heal fast.": "Trolle, stark und zäh, heilen. Das ist bekannt.",
+        "Mr. Smith was here.": "Herr Smith war hier.",  # "Mr." is no sentence end
+    }
+    _write_catalog(locale / "wesnoth-units.mo", lore)
+    assert games.wesnoth_lore(tmp_path) == {
+        "wesnoth-units": [("Elves live in the forest.", "Elfen leben im Wald."),
+                          ("Mr. Smith was here.", "Herr Smith war hier.")]
+    }  # fmt: skip
+    assert len(games.wesnoth(tmp_path)["wesnoth-units"]) == 3

@@ -19,7 +19,7 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable
 from pathlib import Path
 
-from transformer.corpus import doc_packages, doc_text, groff, html_blocks, mallard
+from transformer.corpus import doc_packages, doc_text, groff, groff_prepare, html_blocks, mallard
 from transformer.corpus.source import Documents, Source
 from transformer.corpus.text import Pair
 
@@ -99,7 +99,8 @@ def parse_manpages(root: Path) -> Documents:
             en_path = man / de_path.relative_to(man / "de")
             if not en_path.is_file():
                 continue
-            en_blocks, de_blocks = groff.blocks(groff.read(en_path)), groff.blocks(groff.read(de_path))
+            en_blocks = groff.blocks(groff_prepare.prepare(groff.read(en_path)))
+            de_blocks = groff.blocks(groff_prepare.prepare(groff.read(de_path)))
             doc_id = de_path.relative_to(man / "de").as_posix().removesuffix(".gz")
             yield doc_id, doc_text.sentence_pairs(html_blocks.align_blocks(en_blocks, de_blocks))
 
@@ -114,7 +115,9 @@ DOC_SOURCES: list[Source] = [
         description="Help pages of ~90 GNOME and MATE applications (Mallard and DocBook, C vs de)",
         domain="technical",
         parse=parse_mallard_apps,
-        members=("./usr/share/help/C/*", "./usr/share/help/de/*"),
+        # only what ``parse_mallard_apps`` reads: Mallard pages and DocBook files, not the 33 MB of
+        # figures, videos and code samples beside them (tar's ``*`` matches across ``/``)
+        members=tuple(f"./usr/share/help/{lang}/*.{ext}" for lang in ("C", "de") for ext in ("page", "xml")),
     ),
     Source(
         name="gimp_help",

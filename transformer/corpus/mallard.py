@@ -20,6 +20,15 @@ _BLOCKS = {_NS + "p", _NS + "title", _NS + "desc"}
 # missing here, so a block holding one would be a broken sentence.
 _LINK = _NS + "link"
 
+# Yelp shows a menu path (<guiseq>) as "View ▸ Zoom" and a key combination (<keyseq>) as "Ctrl+H";
+# without the separators the words would run together ("ViewZoom", "CtrlH").
+_GUI_STEP = re.compile(r"(</gui>)\s*(<gui[\s>])")
+_KEY_STEP = re.compile(r"(</key>)\s*(<key[\s>])")
+
+
+def _with_separators(xml: str) -> str:
+    return _KEY_STEP.sub(r"\1+\2", _GUI_STEP.sub("\\1 \u25b8 \\2", xml))
+
 
 def blocks(xml: str) -> list[str | None]:
     """Text of each translatable block in document order; None for blocks with a missing link text.
@@ -40,8 +49,8 @@ def blocks(xml: str) -> list[str | None]:
 
 
 def align_pages(en_xml: str, de_xml: str) -> list[Pair]:
-    """Sentence pairs of one page, or [] when the two pages differ in structure."""
-    en_blocks, de_blocks = blocks(en_xml), blocks(de_xml)
+    """Sentence pairs of one page (menu paths and keys as Yelp shows them), or [] when the pages differ."""
+    en_blocks, de_blocks = blocks(_with_separators(en_xml)), blocks(_with_separators(de_xml))
     if len(en_blocks) != len(de_blocks):
         return []
     pairs: list[Pair] = []
@@ -77,16 +86,6 @@ def parse_tree(help_root: Path) -> list[Pair]:
 
 # Documents that gnome-user-docs ships: the ``gnome`` source reads them.
 GNOME_USER_DOCS = frozenset({"gnome-help", "system-admin-guide"})
-
-
-# Yelp shows a menu path (<guiseq>) as "View ▸ Zoom" and a key combination (<keyseq>) as "Ctrl+H";
-# without the separators the words would run together ("ViewZoom", "CtrlH").
-_GUI_STEP = re.compile(r"(</gui>)\s*(<gui[\s>])")
-_KEY_STEP = re.compile(r"(</key>)\s*(<key[\s>])")
-
-
-def _with_separators(xml: str) -> str:
-    return _KEY_STEP.sub(r"\1+\2", _GUI_STEP.sub("\\1 \u25b8 \\2", xml))
 
 
 def page_block_pairs(en_xml: str, de_xml: str) -> list[Pair]:

@@ -22,6 +22,7 @@ from transformer.corpus import (
     games,
     lo_help,
     mallard,
+    manuals,
     mediawiki,
     mo,
     pkg_manpages,
@@ -109,7 +110,8 @@ SOURCES: list[Source] = [
            "Battle for Wesnoth campaigns (dialogue, narration), .mo per campaign", "narrative",
            games.wesnoth, 2.0, _MO_DE),
     Source("wesnoth_data", ("wesnoth-1.16-data",), "GPL-2+",
-           "Battle for Wesnoth units, help, tutorial and multiplayer texts (.mo)", "lore", games.wesnoth,
+           "Battle for Wesnoth units, help, tutorial and multiplayer texts (.mo), single-sentence entries",
+           "lore", games.wesnoth_lore,
            1.0, _MO_DE),
     Source("widelands", ("widelands-data",), "GPL-2+",
            "Widelands campaigns, tutorials and encyclopedia (.mo)", "narrative", games.widelands, 1.0,
@@ -144,6 +146,7 @@ SOURCES: list[Source] = [
     *DOC_SOURCES,
     *pkg_manpages.SOURCES,
     *mediawiki.SOURCES, *skycultures.SOURCES,
+    *manuals.SOURCES,
 ]  # fmt: skip
 # Package versions pinned because a held-out split depends on their exact text.
 PINNED = {"trans-de-en": "1.9-6"}

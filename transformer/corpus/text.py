@@ -38,9 +38,43 @@ def is_sentence(text: str) -> bool:
     )
 
 
+# A full stop that does not end a sentence: after an initial or a one-letter abbreviation ("L.",
+# "z. B."), a dotted abbreviation ("e.g.", "z.B."), or one of these words.
+_ABBREVIATIONS = frozenset(
+    "Jh Jhd Jhdt bzw ca vgl Nr Dr Prof St Mr Mrs Ms evtl ggf inkl sog usw etc engl lat griech".split()
+)
+_DOTTED = re.compile(r"(?:^|[\s(\"„“])(?:[^\W\d_]\.)+$")  # letters only: "2." may end a sentence
+# A German ordinal ("im 19. Jahrhundert", "am 3. Mai"): one or two digits, then one of these words.
+_ORDINAL_NEXT = re.compile(
+    r"(?:Jh|Jhd|Jhdt|Jahrhundert|Jahrtausend|Januar|Jänner|Februar|März|April|Mai|Juni|Juli|August"
+    r"|September|Oktober|November|Dezember)\b"
+)
+
+
+def _ends_sentence(before: str, after: str) -> bool:
+    """Whether the break between ``before`` (ending in . ! ?) and ``after`` ends a sentence."""
+    if not before.endswith("."):
+        return True
+    word = before.rsplit(None, 1)[-1].lstrip("(\"„“")
+    if _DOTTED.search(before) or word[:-1] in _ABBREVIATIONS:
+        return False
+    return not (word[:-1].isdigit() and len(word) <= 3 and _ORDINAL_NEXT.match(after))
+
+
 def split_sentences(paragraph: str) -> list[str]:
-    """Split a paragraph into sentences (heuristic, good enough for help text)."""
-    return [s for s in _SENTENCE_BREAK.split(paragraph) if s]
+    """Split a paragraph into sentences (heuristic, good enough for help text).
+
+    A break is a ``.``, ``!`` or ``?`` before a capital, except after an initial, an abbreviation
+    or a German ordinal: "Im 19. Jh. wuchs das Land." and "L. Frank Baum wrote it." stay whole.
+    """
+    pieces = [s for s in _SENTENCE_BREAK.split(paragraph) if s]
+    sentences: list[str] = []
+    for piece in pieces:
+        if sentences and not _ends_sentence(sentences[-1], piece):
+            sentences[-1] += " " + piece
+        else:
+            sentences.append(piece)
+    return sentences
 
 
 def plausible_lengths(en: str, de: str) -> bool:
