@@ -7,7 +7,10 @@ the pairs, chosen by hash): Ding, the only general-language text and the ``test`
 three times; stories twice; UI strings, short and repetitive, half.
 
 The documentation sources (Mallard help of other packages, gimp-help, Debian manuals, manpages-de)
-come from ``docs_sources.DOC_SOURCES`` and follow the table's own sources.
+come from ``docs_sources.DOC_SOURCES`` and follow the table's own sources; after them come the
+sources of their own modules: packages' own German man pages (``pkg_manpages``), MediaWiki
+messages, Stellarium sky cultures, the KiCad and GnuCash manuals (``manuals``) and the message
+catalogues of some 200 applications (``app_catalogues``, UI strings at half weight).
 """
 
 from __future__ import annotations
@@ -16,6 +19,7 @@ from collections.abc import Callable
 from pathlib import Path
 
 from transformer.corpus import (
+    app_catalogues,
     ddtp,
     dep11,
     ding,
@@ -147,6 +151,7 @@ SOURCES: list[Source] = [
     *pkg_manpages.SOURCES,
     *mediawiki.SOURCES, *skycultures.SOURCES,
     *manuals.SOURCES,
+    *app_catalogues.SOURCES,
 ]  # fmt: skip
 # Package versions pinned because a held-out split depends on their exact text.
 PINNED = {"trans-de-en": "1.9-6"}
