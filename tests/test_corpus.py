@@ -295,3 +295,26 @@ def test_build_writes_aligned_disjoint_deterministic_files(raw_tree, tmp_path):
     assert set(valid) | set(test) <= set(ding_sentences)
     assert ("supper", "Abendbrot") in lexicon
     assert train_by_source["lo_ui"]  # UI strings are not held out; help pages may be (tech sets)
+
+
+def test_report_tables_list_every_source_with_its_counts():
+    from transformer.corpus import report
+
+    stats = {
+        "sources": {
+            "ding": {"packages": {"trans-de-en": "1.9-6"}, "licence": "GPL-2+", "domain": "general",
+                     "weight": 3, "pairs_parsed": 10, "pairs_train_unique": 8, "filtered": {"held_out": 2}},
+            "ui": {"packages": {f"p{i}": f"{i}.0" for i in range(5)}, "licence": "GPL", "domain": "ui",
+                   "weight": 0.5, "pairs_parsed": 1200, "pairs_train_unique": 1000,
+                   "filtered": {"placeholder": 200}},
+        },
+        "totals": {"sources": 2, "train_unique": 1008},
+    }  # fmt: skip
+    sources = report.sources_table(stats)
+    assert sources[2] == "| ding | `trans-de-en` 1.9-6 | GPL-2+ | general | 3 | 10 | 8 |"
+    assert sources[3].startswith("| ui | 5 packages (p0, p1, p2, …")
+    assert sources[3].endswith("| 0.5 | 1,200 | 1,000 |")
+    assert sources[-1].endswith("**1,008** (2 sources) |")
+    filters = report.filters_table(stats)
+    assert filters[2].split(" | ")[report.FILTERS.index("held_out") + 1] == "2"
+    assert filters[3].split(" | ")[report.FILTERS.index("placeholder") + 1] == "200"
