@@ -10,7 +10,8 @@ The documentation sources (Mallard help of other packages, gimp-help, Debian man
 come from ``docs_sources.DOC_SOURCES`` and follow the table's own sources; after them come the
 sources of their own modules: packages' own German man pages (``pkg_manpages``), MediaWiki
 messages, Stellarium sky cultures, the KiCad and GnuCash manuals (``manuals``) and the message
-catalogues of some 200 applications (``app_catalogues``, UI strings at half weight).
+catalogues of some 200 applications (``app_catalogues``, UI strings at half weight) and the KDE
+handbooks (``kde_docs``).
 """
 
 from __future__ import annotations
@@ -24,6 +25,7 @@ from transformer.corpus import (
     dep11,
     ding,
     games,
+    kde_docs,
     lo_help,
     mallard,
     manuals,
@@ -152,6 +154,7 @@ SOURCES: list[Source] = [
     *mediawiki.SOURCES, *skycultures.SOURCES,
     *manuals.SOURCES,
     *app_catalogues.SOURCES,
+    *kde_docs.SOURCES,
 ]  # fmt: skip
 # Package versions pinned because a held-out split depends on their exact text.
 PINNED = {"trans-de-en": "1.9-6"}
