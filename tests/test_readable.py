@@ -64,7 +64,11 @@ def test_ticks_read_as_words_and_hover_gives_piece_and_position():
 def test_qkv_heatmaps_put_their_colour_bar_under_the_matrix():
     fig = steps.vectors_heatmap(np.random.default_rng(0).normal(size=(8, 16)), LABELS, "Q", "q")
     assert fig.data[0].colorbar.orientation == "h"
-    assert fig.layout.height >= 20 * 8 + 260
+    # The plot is as tall as its square cells need in a third of the page (~14 px for 16 columns):
+    # not tiny, and no empty band above and below the matrix either.
+    plot = fig.layout.height - fig.layout.margin.t - fig.layout.margin.b
+    assert 8 * 14 <= plot <= 8 * 26 + 20
+    assert fig.layout.margin.b >= 40 + 20  # the colour bar under the tick labels and axis title
 
 
 def test_pe_table_has_tick_labels_on_both_axes():

@@ -2,6 +2,10 @@
 
 from __future__ import annotations
 
+import html
+import math
+import re
+
 import numpy as np
 import plotly.graph_objects as go
 
@@ -14,6 +18,19 @@ RELATIVE_MAX = 2.0  # the relative scale runs 0..2 × the uniform share, white (
 
 TITLE_WIDTH = 58  # characters per title line: a figure in half of the page has room for about this many
 MAX_TICKS = 40  # label at most this many rows or columns; beyond, every n-th (ticks would overlap)
+
+# Fixed margins instead of Plotly's `automargin`. Streamlit's chart theme turns automargin on for
+# every axis; with square cells (`scaleanchor`) each margin change moves the plot, its ticks and its
+# colour bar, and Plotly redraws the figure until they settle: in Chromium that made the nine
+# heatmaps of the step-by-step page take 2-4 times as long to draw as with the margins given here,
+# computed from the labels themselves.
+TICK_FONT = 12  # px: the tick labels (Streamlit's chart theme uses 12 px too)
+AXIS_TITLE_FONT = 14  # px: the axis titles
+TITLE_STANDOFF = 6  # px between the tick labels and the axis title
+# Width of a character in em, by kind (a sans-serif such as Source Sans); anything else counts as wide.
+_NARROW = set("ijlI.,:;'!|`()[]{} ")
+_MID = set("frt-\"/")
+_WIDE = set("mwMW@%&▁")
 
 
 def wrap_title(title: str, width: int = TITLE_WIDTH) -> str:
@@ -30,6 +47,54 @@ def wrap_title(title: str, width: int = TITLE_WIDTH) -> str:
         else:
             lines.append(word)
     return "<br>".join(lines) + sep + rest
+
+
+def text_width(text: str, size: float = TICK_FONT) -> float:
+    """About how many px `text` takes in a sans-serif font of `size` px (a little more, not less).
+
+    Plotly labels may hold escaped entities (`&lt;/s&gt;`) and a few tags (`<b>`): they count as
+    drawn. Zero-width spaces (which keep repeated words apart) take no room.
+    """
+    shown = html.unescape(re.sub(r"<[^>]*>", "", str(text))).replace("\u200b", "")
+    em = 0.0
+    for char in shown:
+        if char in _NARROW:
+            em += 0.3
+        elif char in _MID:
+            em += 0.42
+        elif char in _WIDE:
+            em += 0.85
+        elif char.isupper():
+            em += 0.66
+        elif char.isascii():
+            em += 0.56
+        else:
+            em += 0.8  # e.g. umlauts and symbols: wider than most ASCII letters
+    return em * size
+
+
+def tick_depth(labels, size: float = TICK_FONT, angle: float = 0.0) -> float:
+    """How far (px) the widest of these tick labels reaches from its axis, drawn at `angle` degrees
+    (0: horizontal text; Plotly's -45 tilts it): a horizontal label reaches its width across a y axis;
+    across an x axis, the rotated label reaches width · |sin angle| + its height · |cos angle|."""
+    width = max((text_width(label, size) for label in labels), default=0.0)
+    turn = math.radians(angle)
+    return width * abs(math.sin(turn)) + size * abs(math.cos(turn))
+
+
+def fixed_margins(x_ticks, y_ticks, x_title: str = "", y_title: str = "", x_angle: float = -45.0,
+                  size: float = TICK_FONT) -> dict:
+    """Left and bottom margins (px) that hold the tick labels and axis titles of one heatmap.
+
+    `x_ticks`, `y_ticks`: the texts drawn as ticks (empty: none). The first x label, tilted, also
+    reaches left of the plot: the left margin makes room for it.
+    """
+    title = AXIS_TITLE_FONT + TITLE_STANDOFF
+    left = (max((text_width(t, size) for t in y_ticks), default=0.0) + 6 + (title if y_title else 0))
+    if x_ticks and x_angle:
+        left = max(left, text_width(x_ticks[0], size) * abs(math.cos(math.radians(x_angle))))
+    bottom = (tick_depth(x_ticks, size, x_angle) + 6 if x_ticks else 0) + (title if x_title else 0)
+    return dict(l=math.ceil(left) + 4, b=math.ceil(bottom) + 4)
 
 
 def axis_labels(labels) -> tuple[list[str], dict]:
@@ -76,12 +141,15 @@ def heatmap(
     layout_style: dict | None = None,
     xaxis_style: dict | None = None,
     yaxis_style: dict | None = None,
+    extra_margin: dict | None = None,
 ) -> go.Figure:
     """One matrix as a heatmap; raises ValueError if labels do not fit the matrix.
 
     The `*_style` dicts add to (or override) the heatmap trace, the layout and the two axes. The
-    figure is built in one constructor call: Plotly validates every later `update_*` call again,
-    which made a page of a dozen heatmaps several times slower to rerun.
+    margins are computed from the labels (`fixed_margins`, no automargin); `extra_margin` adds room
+    (px) on any side, e.g. for a colour bar under the matrix. The figure is built in one constructor
+    call: Plotly validates every later `update_*` call again, which made a page of a dozen heatmaps
+    several times slower to rerun.
     """
     z = as_array(values)
     if len(row_labels) != z.shape[0] or len(col_labels) != z.shape[1]:
@@ -113,24 +181,41 @@ def heatmap(
         hovertemplate=f"row %{{y}}<br>column %{{x}}<br>{hover_name} = {value}<extra></extra>",
         hoverongaps=True,
     )
-    yaxis = dict(autorange="reversed", title=dict(text=row_title), type="category", **y_ticks)
-    xaxis = dict(title=dict(text=col_title), type="category", tickangle=-45, side="bottom", **x_ticks)
+    fixed = dict(automargin=False, tickfont=dict(size=TICK_FONT))
+    yaxis = dict(autorange="reversed", title=dict(text=row_title, standoff=TITLE_STANDOFF), type="category",
+                 **fixed, **y_ticks)
+    xaxis = dict(title=dict(text=col_title, standoff=TITLE_STANDOFF), type="category", tickangle=-45,
+                 side="bottom", **fixed, **x_ticks)
     if square:
         # Square cells, and the plot shrinks to the matrix on both axes (no grey band beside a tall
         # or wide matrix); the height follows the rows, so a short sentence is not a tiny square.
         yaxis.update(scaleanchor="x", scaleratio=1, constrain="domain")
         xaxis.update(constrain="domain")
+    xaxis, yaxis = {**xaxis, **(xaxis_style or {})}, {**yaxis, **(yaxis_style or {})}
     title = wrap_title(title)
+    margin = dict(r=10, t=title_margin(title), **fixed_margins(
+        drawn_ticks(xaxis, x), drawn_ticks(yaxis, y), col_title, row_title, xaxis.get("tickangle", 0)))
+    for side, extra in (extra_margin or {}).items():
+        margin[side] += extra
     layout = dict(
         title=dict(text=title),
         height=square_height(z.shape[0]) if square else None,
-        margin=dict(l=10, r=10, t=title_margin(title), b=10),
+        margin=margin,
         plot_bgcolor="#f0f0f0",  # shows through only where a cell has no value (a gap)
-        xaxis={**xaxis, **(xaxis_style or {})},
-        yaxis={**yaxis, **(yaxis_style or {})},
+        xaxis=xaxis,
+        yaxis=yaxis,
     )
     return go.Figure(data=[go.Heatmap(**{**trace, **(trace_style or {})})],
                      layout={**layout, **(layout_style or {})})
+
+
+def drawn_ticks(axis: dict, categories) -> list[str]:
+    """The tick texts an axis (as a layout dict) draws: none, its `ticktext`, or its categories."""
+    if axis.get("showticklabels") is False:
+        return []
+    if axis.get("ticktext") is not None:
+        return [str(t) for t in axis["ticktext"]]
+    return [str(c) for c in categories]
 
 
 def title_margin(title: str) -> int:

@@ -4,28 +4,48 @@ from __future__ import annotations
 
 import plotly.graph_objects as go
 
-PLOTLY_FONT = 12  # Plotly's default text size; titles are drawn 1.4× the layout font
+PLOTLY_FONT = 12  # Plotly's default text size, and Streamlit's chart theme's for ticks and legends
+# Streamlit's chart theme gives titles and axis titles sizes of their own (in its template, which the
+# browser applies): a figure must set them itself for them to grow.
+THEME_TITLE_FONT = 16
+THEME_AXIS_TITLE_FONT = 14
 
 
-def _scaled(size, scale: float) -> int | None:
+def _scaled(size, scale: float, default: float | None = None) -> int | None:
+    size = size if size is not None else default
     return None if size is None else round(size * scale)
 
 
 def presenter_fonts(fig: go.Figure, scale: float) -> go.Figure:
     """A copy of `fig` with all of its text `scale` times larger (the given figure is not modified).
 
-    The layout font (and with it titles, ticks, legends and hover) grows; so do the sizes a figure
-    sets itself (axis ticks, annotations, colour-bar titles), which would otherwise stay small. The
-    figure grows by half the factor so that larger ticks do not squeeze the plot.
+    Every text size is set explicitly (title, axis ticks and titles, annotations, colour bars,
+    legend, hover), since Streamlit's chart theme would otherwise keep its own sizes for most of them.
+    The margins grow by the same factor, for figures that size them to their labels instead of letting
+    Plotly push them (`viz.heatmap.fixed_margins`); the figure grows by as much as its top and bottom
+    margins did, and its plot by half the factor, so that larger ticks do not squeeze the plot.
     """
     new = go.Figure(fig)
-    new.layout.font.size = _scaled(new.layout.font.size or PLOTLY_FONT, scale)
+    layout = new.layout
+    layout.font.size = _scaled(layout.font.size, scale, PLOTLY_FONT)
+    layout.title.font.size = _scaled(layout.title.font.size, scale, THEME_TITLE_FONT)
+    layout.legend.font.size = _scaled(layout.legend.font.size, scale, PLOTLY_FONT)
+    layout.hoverlabel.font.size = _scaled(layout.hoverlabel.font.size, scale, PLOTLY_FONT)
     for axis in (*new.select_xaxes(), *new.select_yaxes()):
-        if axis.tickfont.size is not None:
-            axis.tickfont.size = _scaled(axis.tickfont.size, scale)
-    for annotation in new.layout.annotations:
-        if annotation.font.size is not None:
-            annotation.font.size = _scaled(annotation.font.size, scale)
-    if new.layout.height is not None:
-        new.layout.height = round(new.layout.height * (1 + (scale - 1) / 2))
+        axis.tickfont.size = _scaled(axis.tickfont.size, scale, PLOTLY_FONT)
+        axis.title.font.size = _scaled(axis.title.font.size, scale, THEME_AXIS_TITLE_FONT)
+    for annotation in layout.annotations:
+        annotation.font.size = _scaled(annotation.font.size, scale, PLOTLY_FONT)
+    bars = [trace.colorbar for trace in new.data if "colorbar" in trace]
+    bars += [axis.colorbar for axis in new.select_coloraxes()]
+    for bar in bars:
+        bar.tickfont.size = _scaled(bar.tickfont.size, scale, PLOTLY_FONT)
+        bar.title.font.size = _scaled(bar.title.font.size, scale, PLOTLY_FONT)
+    top_bottom = (layout.margin.t or 0) + (layout.margin.b or 0)
+    for side in ("l", "r", "t", "b"):
+        if layout.margin[side] is not None:
+            layout.margin[side] = round(layout.margin[side] * scale)
+    if layout.height is not None:
+        plot = layout.height - top_bottom
+        layout.height = round(plot * (1 + (scale - 1) / 2) + top_bottom * scale)
     return new
