@@ -8,12 +8,12 @@ from ui.frame import header
 
 header("Scaled dot-product attention, step by step", icon="🧮")  # on screen while PyTorch is imported
 from ui import model as model_io  # noqa: E402
-from ui.layout import attention_picker, fresh, require_sentence, setup, show_figure  # noqa: E402
-from ui.state import url_widget  # noqa: E402
+from ui.layout import attention_picker, for_display, fresh, require_sentence, setup, show_figure  # noqa: E402
+from ui.state import Selection, url_widget  # noqa: E402
 from ui.uniform import uniform_note  # noqa: E402
 from viz import steps as viz_steps  # noqa: E402
 from viz.labels import plain, token_labels  # noqa: E402
-from viz.palette import diverging_note  # noqa: E402
+from viz.palette import diverging_note, palette  # noqa: E402
 
 PAGE = setup()
 require_sentence(PAGE)
@@ -27,8 +27,40 @@ st.markdown(
 st.latex(r"\mathrm{Attention}(Q, K, V) = \mathrm{softmax}\!\left(\frac{QK^\top}{\sqrt{d_k}}\right)V")
 
 
+@st.cache_resource(max_entries=64, show_spinner=False)
+def step_figures(model_id: str, text: str, sel: Selection, row: int | None) -> dict:
+    """Every figure of the steps for one selection and followed query, as shown (`for_display`).
+
+    Cached for the whole server (figures are only read, never changed): going back to a head seen
+    before, or a second reader on the same sentence, draws without building a figure again.
+    """
+    trace = model_io.trace(model_id, text)
+
+    def get(what: str):
+        return trace.get(trace.attn_name(sel.stack, sel.kind, sel.layer, what))[sel.head]
+
+    query_labels = token_labels(trace.query_pieces(sel.stack), sel.pieces)
+    key_labels = token_labels(trace.key_pieces(sel.stack, sel.kind), sel.pieces)
+    colors = palette(sel.palette)
+    figs = viz_steps.step_figures(
+        get("q"), get("k"), get("v"), get("qk"), get("scores"),
+        trace.get(trace.attn_name(sel.stack, sel.kind, sel.layer, "mask"))[0],
+        get("masked_scores"), get("pattern"), get("z"),
+        query_labels, key_labels,
+        sequential=colors["sequential"], diverging=colors["diverging"], highlight=row,
+        context=f"L{sel.show_layer()} H{sel.show_head()}",
+    )  # fmt: skip
+    if row is not None:
+        figs["journey"] = viz_steps.query_journey(
+            get("scores")[row], get("masked_scores")[row], get("pattern")[row], key_labels,
+            query_labels[row], colors["categorical"][0],
+        )  # fmt: skip
+    return {name: for_display(fig, sel) for name, fig in figs.items()}
+
+
 # Everything below changes with the stack, layer, head or query: a fragment, so moving a slider reruns
-# and redraws only this part of the page (not the sidebar, the text and the formula above).
+# and redraws only this part of the page (not the sidebar, the text and the formula above). Figures
+# that did not change (the mask, for another head) are not drawn again.
 @st.fragment
 def steps_view() -> None:
     p = fresh(PAGE)
@@ -37,12 +69,8 @@ def steps_view() -> None:
     if trace is None:
         st.stop()
 
-    def get(what: str):
-        return trace.get(trace.attn_name(sel.stack, sel.kind, sel.layer, what))
-
     head = sel.head
     query_labels = token_labels(trace.query_pieces(sel.stack), p.sel.pieces)
-    key_labels = token_labels(trace.key_pieces(sel.stack, sel.kind), p.sel.pieces)
     where = (
         f"{sel.stack} {sel.kind}-attention, layer {sel.show_layer()} of {cfg.n_layers}, "
         f"head {sel.show_head()} of {cfg.n_heads} ({sel.numbering})"
@@ -57,40 +85,25 @@ def steps_view() -> None:
     query_options = [None, *range(len(query_labels))]
     query_key = f"steps_query_{sel.stack}_{len(query_labels)}"
     url_widget("q", query_key, None, query_options)
-    choice = st.selectbox(
+    row = st.selectbox(
         "Follow one query through every step (framed in red)",
         query_options,
         format_func=lambda i: "—" if i is None else plain(query_labels[i]),
         key=query_key,
     )
-    row = choice
-    figs = viz_steps.step_figures(
-        get("q")[head],
-        get("k")[head],
-        get("v")[head],
-        get("qk")[head],
-        get("scores")[head],
-        get("mask")[0],
-        get("masked_scores")[head],
-        get("pattern")[head],
-        get("z")[head],
-        query_labels,
-        key_labels,
-        sequential=p.colors["sequential"],
-        diverging=p.colors["diverging"],
-        highlight=row,
-        context=f"L{sel.show_layer()} H{sel.show_head()}",
-    )
+    figs = step_figures(p.lm.model_id, p.src.text, sel, row)
 
     def step(title: str, formula: str, text: str, names: list[str], caption: str | None = None) -> None:
-        """One step: its formula and explanation side by side, then its figure(s) at full width."""
+        """One step: its formula and explanation side by side, then its figure(s) side by side. In
+        presenter mode (large type, often a narrow projector) everything stands one under another."""
         st.header(title)
-        left, right = st.columns([2, 3])
+        left, right = (st, st) if sel.presenter else st.columns([2, 3])
         left.latex(formula)
         right.markdown(text)
-        for col, name in zip(st.columns(len(names)), names):
-            with col:
-                show_figure(figs[name], key=f"steps_{name}")
+        places = [st.container() for _ in names] if sel.presenter else st.columns(len(names))
+        for place, name in zip(places, names):
+            with place:
+                show_figure(figs[name], key=f"steps_{name}", displayed=True)
         if caption:
             st.caption(caption)
 
@@ -156,17 +169,10 @@ def steps_view() -> None:
     if row is not None:
         st.header("One query, start to finish")
         show_figure(
-            viz_steps.query_journey(
-                get("scores")[head][row],
-                get("masked_scores")[head][row],
-                get("pattern")[head][row],
-                key_labels,
-                query_labels[row],
-                p.colors["categorical"][0],
-            ),
+            figs["journey"],
             key="steps_journey",
             caption="Top: the row of scaled scores; bottom: the same row after the mask and softmax.",
+            displayed=True,
         )
-
 
 steps_view()

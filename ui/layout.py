@@ -98,13 +98,15 @@ def reference_for(sentence: str) -> str | None:
 
 
 # Static styling only (no user text ever goes through HTML): larger type for projection.
-# The sidebar widens so the larger page names fit on one line instead of being cut.
+# The root font size stays as it is: Streamlit sizes its layout (paddings, the sidebar) in rem, and a
+# larger root made the sidebar half of a 1024-px screen and squeezed the page into a strip. The sidebar
+# widens a little (in px, for the same reason) and its page names wrap instead of being cut.
 PRESENTER_CSS = """
 <style>
-html, body, [class*="css"], .stMarkdown, .stText, p, li, label { font-size: 1.35rem !important; }
+.stMarkdown, .stText, .stCaption, p, li, label { font-size: 1.35rem !important; }
 h1 { font-size: 2.6rem !important; } h2 { font-size: 2.1rem !important; }
 h3 { font-size: 1.7rem !important; }
-section[data-testid="stSidebar"] { width: 24rem !important; min-width: 24rem !important; }
+section[data-testid="stSidebar"] { width: 340px !important; min-width: 340px !important; }
 [data-testid="stSidebarNav"] span, [data-testid="stSidebarNavLink"] span {
   font-size: 1.2rem !important; white-space: normal !important; overflow: visible !important;
 }
@@ -292,17 +294,29 @@ def layer_slider(p: Page, label: str, key: str, where=None) -> int:
     return int(value) - off
 
 
-def show_figure(fig, key: str, caption: str | None = None, export: bool = True) -> None:
-    """Render a Plotly figure full width, with HTML and CSV downloads (PNG is in its toolbar).
-
-    Presenter mode hides the download buttons: fewer controls on a projected screen. With "contrast:
-    relative to uniform" on, attention-weight figures are redrawn on that scale (`relative_to_uniform`).
-    """
-    sel = st.session_state.get(state.KEY)
+def for_display(fig, sel: Selection | None = None):
+    """The figure as this session shows it (the given one is never modified): with "contrast: relative
+    to uniform" on, attention-weight figures on that scale (`relative_to_uniform`); in presenter mode,
+    larger text. `sel`: the selection to follow (default: this session's)."""
+    sel = sel if sel is not None else st.session_state.get(state.KEY)
     if sel is not None and sel.contrast:
         fig = relative_to_uniform(fig, palette(sel.palette)["diverging"])
     if sel is not None and sel.presenter:
         fig = presenter_fonts(fig, PRESENTER_FONT)
+    return fig
+
+
+def show_figure(fig, key: str, caption: str | None = None, export: bool = True,
+                displayed: bool = False) -> None:
+    """Render a Plotly figure full width, with HTML and CSV downloads (PNG is in its toolbar).
+
+    Presenter mode hides the download buttons: fewer controls on a projected screen. The figure is
+    shown as `for_display` makes it, unless it comes from there already (`displayed`, e.g. from a
+    cache of a page's figures).
+    """
+    sel = st.session_state.get(state.KEY)
+    if not displayed:
+        fig = for_display(fig, sel)
     st.plotly_chart(fig, key=key, width="stretch",
                     config={"displaylogo": False, "toImageButtonOptions": {"format": "png", "scale": 2}})
     if caption:

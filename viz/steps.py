@@ -16,6 +16,7 @@ from plotly.subplots import make_subplots
 from viz.heatmap import QUERY_KEY_NOTE, as_array, attention_heatmap, heatmap
 
 BLOCKED = "−∞ (blocked)"
+VECTOR_PLOT_WIDTH = 230  # px: the plot of one of three Q, K, V heatmaps side by side on a wide page
 
 
 def _bound(z: np.ndarray) -> float:
@@ -28,7 +29,7 @@ def vectors_heatmap(values, labels: list[str], title: str, what: str, colorscale
     """One vector per token (T, d_k): rows = tokens, columns = the head's d_k dimensions."""
     z = as_array(values)
     bound = _bound(z)
-    return heatmap(
+    fig = heatmap(
         z,
         labels,
         [f"{what}{j}" for j in range(z.shape[1])],
@@ -39,16 +40,20 @@ def vectors_heatmap(values, labels: list[str], title: str, what: str, colorscale
         hover_name=f"{what} entry",
         row_title="tokens",
         col_title="dimension of d_k",
-        # Three of these share a row on the page: the colour bar lies under the matrix instead of
-        # taking a third of its width beside it.
         # Three of these share a row on the page: the colour bar lies along the bottom edge of the
-        # figure (in its margin) instead of taking a third of the width beside the matrix.
+        # figure (in its margin, under the tick labels) instead of taking a third of the width beside
+        # the matrix.
         trace_style=dict(colorbar=dict(orientation="h", thickness=10, len=0.9, yref="container", y=0.0,
                                        yanchor="bottom")),
-        # Square cells in a third of the page are ~20 px wide: size the figure to fit them.
-        layout_style={"height": max(320, 20 * z.shape[0] + 260), "margin": dict(l=10, r=10, t=70, b=60),
-                      **(layout_style or {})},
+        extra_margin=dict(b=40),
+        layout_style=layout_style,
     )
+    # Three to a row, the plot is about VECTOR_PLOT_WIDTH px wide: a height that fits the square
+    # cells that width gives leaves no empty band above and below the matrix.
+    cell = min(26.0, max(6.0, VECTOR_PLOT_WIDTH / z.shape[1]))
+    if not (layout_style or {}).get("height"):
+        fig.layout.height = fig.layout.margin.t + fig.layout.margin.b + round(cell * z.shape[0]) + 10
+    return fig
 
 
 def scores_heatmap(values, query_labels: list[str], key_labels: list[str], title: str,
@@ -120,7 +125,8 @@ def step_figures(q, k, v, qk, scores, allowed, masked, pattern, z, query_labels:
     """One figure per step, in order: q, k, v, qk, scores, mask, masked, pattern, z.
 
     Raises ValueError when the shapes do not fit each other or the labels. `highlight` frames one
-    query row in every figure whose rows are queries; `context` (e.g. "layer 5, head 1") ends each title.
+    query row in every figure whose rows are queries; `context` (e.g. "layer 5, head 1") ends each title
+    but the mask's, which is the same for every layer and head.
     """
     a = _shapes(q, k, v, qk, scores, allowed, masked, pattern, z, query_labels, key_labels)
 
@@ -144,8 +150,10 @@ def step_figures(q, k, v, qk, scores, allowed, masked, pattern, z, query_labels:
         "scores": scores_heatmap(a["scores"], query_labels, key_labels,
                                  titled("Q Kᵀ / √d_k"), diverging, "scaled score",
                                  **framed()),
+        # The mask is the same for every layer and head: an unchanged figure is not drawn again
+        # when the reader moves to another head.
         "mask": mask_heatmap(a["allowed"], query_labels, key_labels,
-                             titled("The mask"), **framed()),
+                             "The mask (the same in every layer and head)", **framed()),
         "masked": scores_heatmap(a["masked"], query_labels, key_labels,
                                  titled("Scores after the mask"), diverging,
                                  "masked score", **framed()),
