@@ -10,7 +10,7 @@ import fnmatch
 import gzip
 from pathlib import Path
 
-from transformer.corpus import doc_packages, groff, pkg_manpages, table
+from transformer.corpus import doc_packages, groff, groff_prepare, pkg_manpages, table
 
 EN_PAGE = r""".\" A made-up page in the shape of DocBook's man output.
 .ie \n(.g .ds Aq \(aq
@@ -203,3 +203,11 @@ def test_source_is_registered_after_manpages_and_reads_no_forbidden_packages():
     assert names.count("pkg_manpages") == 1 and names.index("pkg_manpages") > names.index("manpages")
     # Held-out tech pages come from a fixed list of sources, which this one must not change.
     assert "pkg_manpages" not in table.TECH_HELD_OUT_SOURCES
+
+
+def test_prepare_ends_a_macro_definition_at_an_indented_terminator():
+    # Asciidoctor's pages (util-linux: mount, fdisk, ...) close `.am` with ".  .": reading on to the
+    # next ".." would swallow the whole page.
+    page = ".if \\n[.g] \\{\\\n.  am URL\n.    ad l\n.  .\n.\\}\n.SH NAME\nmount \\- mount a filesystem\n"
+    assert "mount \\- mount a filesystem" in groff_prepare.prepare(page)
+    assert "ad l" not in groff_prepare.prepare(page)

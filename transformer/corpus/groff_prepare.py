@@ -43,6 +43,8 @@ _DEFINE = re.compile(
     r"^[.'][ \t]*(?:(?:ie|if)[ \t]+\S+[ \t]+[.'][ \t]*|el[ \t]+[.'][ \t]*)?ds[ \t]+(\S+)[ \t]?(.*)$"
 )
 # Blocks read up to ".." and left out: macro definitions and ``.ig`` (a comment block)
+# ... and their end: ".." or, indented as in Asciidoctor's pages, ".  ."
+_MACRO_END = re.compile(r"^[.'][ \t]*\.[ \t]*$")
 _MACRO_START = re.compile(r"^[.'][ \t]*(?:(?:de|de1|am)[ \t]+\S|ig\b)")
 # Strings that read better than their nroff definition: pod2man's dash is "\(*W-" there.
 _STRING_VALUES = {"--": "\u2014"}
@@ -84,7 +86,7 @@ def prepare(source: str) -> str:
     in_macro = False
     for line in source.splitlines():
         if in_macro:
-            in_macro = line.strip() != ".."
+            in_macro = not _MACRO_END.match(line)
         elif _MACRO_START.match(line):
             in_macro = True
         else:
