@@ -47,12 +47,19 @@ def agreement_text(rows: torch.Tensor, matrix: torch.Tensor, what: str) -> str:
             f"largest weight in their box ({100 * hits / max(total, 1):.0f}%).")  # fmt: skip
 
 
-def overlay(fig, trace: Trace, sentence: str, rows: torch.Tensor, what: str) -> str | None:
-    """Draw the gold boxes on `fig` (in place) and return the caption to show, or None (no gold)."""
+def marks(fig, trace: Trace, sentence: str, rows: torch.Tensor, what: str) -> tuple[str | None, str | None]:
+    """Draw the gold boxes on `fig` (in place): (the caption to show, None), or (None, why there is no
+    gold, or None). Draws nothing on the page itself, so a cached figure builder can call it."""
     matrix, why_not = gold(trace, sentence)
     if matrix is None:
-        if why_not:
-            st.caption(why_not)
-        return None
+        return None, why_not
     mark_gold(fig, matrix.numpy())
-    return f"{CAPTION} {agreement_text(rows, matrix, what)}"
+    return f"{CAPTION} {agreement_text(rows, matrix, what)}", None
+
+
+def overlay(fig, trace: Trace, sentence: str, rows: torch.Tensor, what: str) -> str | None:
+    """Draw the gold boxes on `fig` (in place) and return the caption to show, or None (no gold)."""
+    caption, why_not = marks(fig, trace, sentence, rows, what)
+    if why_not:
+        st.caption(why_not)
+    return caption

@@ -19,11 +19,19 @@ import re
 import numpy as np
 import plotly.graph_objects as go
 
-from viz.heatmap import QUERY_KEY_NOTE, WEIGHTS_META, axis_labels
+from viz.heatmap import (
+    QUERY_KEY_NOTE,
+    TITLE_STANDOFF,
+    WEIGHTS_META,
+    axis_labels,
+    drawn_ticks,
+    fixed_margins,
+)
 
 # Lines are grouped into this many opacity levels: one Plotly trace per (head, level) instead of one
 # per line keeps a 60-token sentence (8 x 60 x 60 lines) quick to draw.
 LEVELS = 10
+GRID_TICK_FONT = 8  # px: the token labels of the small heatmaps of a grid
 
 
 def as_stack(values, ndim: int) -> np.ndarray:
@@ -103,8 +111,9 @@ def _grid_figure(
             type="category",
             showticklabels=show_ticks and r == rows - 1,
             tickangle=-60,
-            tickfont=dict(size=8),
+            tickfont=dict(size=GRID_TICK_FONT),
             constrain="domain",
+            automargin=False,  # margins sized below (viz.heatmap.fixed_margins)
             **x_ticks,
         )
         layout[f"yaxis{suffix}"] = dict(
@@ -113,7 +122,8 @@ def _grid_figure(
             type="category",
             autorange="reversed",
             showticklabels=show_ticks and c == 0,
-            tickfont=dict(size=8),
+            tickfont=dict(size=GRID_TICK_FONT),
+            automargin=False,
             scaleanchor=f"x{suffix}",
             scaleratio=1,
             constrain="domain",
@@ -131,6 +141,10 @@ def _grid_figure(
                 font=dict(size=11),
             )
         )
+    sides = dict(l=10, b=10)
+    if show_ticks:
+        sides = fixed_margins(drawn_ticks(x_ticks, x), drawn_ticks(y_ticks, y), x_angle=-60,
+                              size=GRID_TICK_FONT)
     layout.update(
         title=dict(text=f"{title}<br><sup>{QUERY_KEY_NOTE}</sup>"),
         coloraxis=dict(
@@ -140,7 +154,7 @@ def _grid_figure(
             colorbar=dict(title=dict(text="weight (%)" if percent else "weight")),
         ),
         height=block_height * rows + 140,
-        margin=dict(l=10, r=10, t=100, b=10),
+        margin=dict(r=10, t=100, **sides),
         plot_bgcolor="#f0f0f0",
         annotations=annotations,
         meta={"kind": WEIGHTS_META, "unit": 100.0 if percent else 1.0},
@@ -493,7 +507,8 @@ def concat_figure(
                 hovertemplate=hover + "<extra></extra>",
             )
         )
-        layout[f"xaxis{suffix}"] = dict(domain=domain, anchor=f"y{suffix}", title=dict(text="dimension"))
+        layout[f"xaxis{suffix}"] = dict(domain=domain, anchor=f"y{suffix}", automargin=False,
+                                        title=dict(text="dimension", standoff=TITLE_STANDOFF))
         if i == 0:  # ticks show the dimension's number; the hover adds its head
             step = max(1, d_v // 2)
             layout["xaxis"].update(
@@ -505,6 +520,7 @@ def concat_figure(
             autorange="reversed",
             type="category" if i != 1 else "linear",
             showticklabels=i != 2,
+            automargin=False,  # the margins are sized below
         )
         annotations.append(
             dict(
@@ -560,10 +576,14 @@ def concat_figure(
                 font=dict(size=9),
             )
         )
+    # Ticks: the concat's tokens on the left, dimension numbers along the bottom; under them W^O's
+    # colour bar (about 45 px with its tick labels).
+    margin = fixed_margins([str(c.shape[1])], list(labels), "dimension", "", x_angle=0)
+    margin["b"] += 45
     layout.update(
         title=dict(text=title),
         height=max(380, 16 * n_tok + 260),
-        margin=dict(l=10, r=10, t=110, b=70),  # room for W^O's colourbar under its panel
+        margin=dict(r=10, t=110, **margin),
         shapes=shapes,
         annotations=annotations,
     )
