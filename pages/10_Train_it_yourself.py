@@ -5,17 +5,9 @@ from __future__ import annotations
 
 import streamlit as st
 
-from ui import live_train
-from ui.layout import page, show_figure
-from viz.heatmap import attention_heatmap
-from viz.training import loss_curve
+from ui.frame import header
 
-TASKS = {"reverse": "Reverse the letters", "copy": "Copy the letters"}
-
-p = page("Train it yourself", icon="🏋️")
-coordinator = live_train.coordinator()
-me = live_train.owner()
-
+header("Train it yourself", icon="🏋️")  # on screen while PyTorch is imported
 st.markdown(
     "Press **Train** and a brand-new Transformer, with the same code as the big model (encoder, decoder, "
     "Adam with warm-up, label smoothing) but tiny (2 layers, 4 heads, d_model 64), learns one job on the "
@@ -24,6 +16,17 @@ st.markdown(
     "its encoder-decoder attention turns from a grey fog into a sharp line: to write its first letter "
     "the decoder must look at the last letter of the source, then the one before, and so on."
 )
+from ui import live_train  # noqa: E402
+from ui.layout import setup, show_figure  # noqa: E402
+from viz.heatmap import attention_heatmap  # noqa: E402
+from viz.training import loss_curve  # noqa: E402
+
+TASKS = {"reverse": "Reverse the letters", "copy": "Copy the letters"}
+
+p = setup()
+coordinator = live_train.coordinator()
+me = live_train.owner()
+
 st.caption(
     "The sentence in the sidebar is not used here: this model reads letters, not English. One run trains "
     "on the server at a time: closing the tab stops yours at once, leaving this page within "

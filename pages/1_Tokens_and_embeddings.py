@@ -4,15 +4,18 @@ from __future__ import annotations
 
 import streamlit as st
 
-from transformer.analysis import inputs as analysis
-from ui import model as model_io
-from ui.layout import page, require_sentence, show_figure
-from ui.state import url_widget
-from viz import embeddings as viz_embed
-from viz.labels import WORD_START, token_labels
-from viz.palette import diverging_note
+from ui.frame import header
 
-p = page("Tokens & embeddings", icon="🔤")
+header("Tokens & embeddings", icon="🔤")  # on screen while PyTorch is imported
+from transformer.analysis import inputs as analysis  # noqa: E402
+from ui import model as model_io  # noqa: E402
+from ui.layout import require_sentence, setup, show_figure  # noqa: E402
+from ui.state import url_widget  # noqa: E402
+from viz import embeddings as viz_embed  # noqa: E402
+from viz.labels import WORD_START, token_labels  # noqa: E402
+from viz.palette import diverging_note  # noqa: E402
+
+p = setup()
 require_sentence(p)
 cfg = p.lm.model.config
 # Only the source side is needed here, so the decoder gets BOS alone (no translation to wait for).

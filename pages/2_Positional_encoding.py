@@ -5,17 +5,29 @@ from __future__ import annotations
 
 import streamlit as st
 
-from transformer.analysis import inputs as analysis
-from transformer.embeddings import sinusoidal_encoding
-from ui import model as model_io
-from ui.layout import attention_picker, page, require_sentence, show_figure
-from ui.state import url_widget
-from viz import positional as viz_pos
-from viz.heatmap import attention_heatmap
-from viz.labels import token_labels
-from viz.palette import diverging_note
+from ui.frame import header
 
-p = page("Positional encoding", icon="〰️")
+header("Positional encoding", icon="〰️")  # on screen while PyTorch is imported
+st.markdown(
+    "Attention compares every token with every other token, but nothing in that comparison says "
+    "where a token stands: the same words in any order would look the same. The paper fixes this by "
+    "adding a **positional encoding** PE(pos) to each token's scaled embedding. It is not learned: "
+    "each pair of dimensions (2i, 2i+1) holds a sine and a cosine of the position, each pair turning "
+    "at its own speed."
+)
+st.latex(r"PE_{(pos,\,2i)} = \sin\!\left(\frac{pos}{10000^{2i/d_{model}}}\right) \qquad "
+         r"PE_{(pos,\,2i+1)} = \cos\!\left(\frac{pos}{10000^{2i/d_{model}}}\right)")
+from transformer.analysis import inputs as analysis  # noqa: E402
+from transformer.embeddings import sinusoidal_encoding  # noqa: E402
+from ui import model as model_io  # noqa: E402
+from ui.layout import attention_picker, require_sentence, setup, show_figure  # noqa: E402
+from ui.state import url_widget  # noqa: E402
+from viz import positional as viz_pos  # noqa: E402
+from viz.heatmap import attention_heatmap  # noqa: E402
+from viz.labels import token_labels  # noqa: E402
+from viz.palette import diverging_note  # noqa: E402
+
+p = setup()
 require_sentence(p)
 cfg = p.lm.model.config
 trace = model_io.trace(p.lm.model_id, p.src.text, target_ids=())
@@ -28,16 +40,6 @@ def _without_positions(model_id: str, src_ids: tuple[int, ...], order: tuple[int
     # model_id keys the cache to the weights; the model itself is the shared cached one.
     return analysis.without_positions(model_io.by_id(model_id).model, list(src_ids), list(order))
 
-
-st.markdown(
-    "Attention compares every token with every other token, but nothing in that comparison says "
-    "where a token stands: the same words in any order would look the same. The paper fixes this by "
-    "adding a **positional encoding** PE(pos) to each token's scaled embedding. It is not learned: "
-    "each pair of dimensions (2i, 2i+1) holds a sine and a cosine of the position, each pair turning "
-    "at its own speed."
-)
-st.latex(r"PE_{(pos,\,2i)} = \sin\!\left(\frac{pos}{10000^{2i/d_{model}}}\right) \qquad "
-         r"PE_{(pos,\,2i+1)} = \cos\!\left(\frac{pos}{10000^{2i/d_{model}}}\right)")
 
 st.header("1 · The whole table")
 url_widget("positions", "pe_positions", min(cfg.max_len, max(64, n_src)), low=8, high=cfg.max_len)

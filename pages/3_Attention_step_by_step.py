@@ -7,6 +7,13 @@ import streamlit as st
 from ui.frame import header
 
 header("Scaled dot-product attention, step by step", icon="🧮")  # on screen while PyTorch is imported
+st.markdown(
+    "One attention head takes a **query** for every position that is looking, and a **key** and a "
+    "**value** for every position it may look at. It scores each query against each key, turns the "
+    "scores of a row into weights that sum to 1, and returns the weighted average of the values. "
+    "Pick a stack, an attention sub-layer, a layer and a head; every number below is the model's own."
+)
+st.latex(r"\mathrm{Attention}(Q, K, V) = \mathrm{softmax}\!\left(\frac{QK^\top}{\sqrt{d_k}}\right)V")
 from ui import model as model_io  # noqa: E402
 from ui.layout import attention_picker, for_display, fresh, require_sentence, setup, show_figure  # noqa: E402
 from ui.state import Selection, url_widget  # noqa: E402
@@ -18,13 +25,6 @@ from viz.palette import diverging_note, palette  # noqa: E402
 PAGE = setup()
 require_sentence(PAGE)
 cfg = PAGE.lm.model.config
-st.markdown(
-    "One attention head takes a **query** for every position that is looking, and a **key** and a "
-    "**value** for every position it may look at. It scores each query against each key, turns the "
-    "scores of a row into weights that sum to 1, and returns the weighted average of the values. "
-    "Pick a stack, an attention sub-layer, a layer and a head; every number below is the model's own."
-)
-st.latex(r"\mathrm{Attention}(Q, K, V) = \mathrm{softmax}\!\left(\frac{QK^\top}{\sqrt{d_k}}\right)V")
 
 
 @st.cache_resource(max_entries=64, show_spinner=False)

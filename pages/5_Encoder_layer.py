@@ -5,27 +5,31 @@ from __future__ import annotations
 
 import streamlit as st
 
-from ui import model as model_io
-from ui import state
-from ui.layout import page, require_sentence, show_figure
-from ui.state import url_widget
-from viz import layers as layer_viz
-from viz.labels import token_labels
-from viz.palette import diverging_note
+from ui.frame import chosen_dir, header, shipped_config
 
-p = page("Encoder layer", icon="🧱")
+header("Encoder layer", icon="🧱")  # on screen while PyTorch is imported
+if (config := shipped_config(chosen_dir())) is not None:  # read without PyTorch; None: loading says why
+    st.markdown(
+        f"An encoder layer does two things to every token's vector of d_model = {config.d_model} "
+        "numbers. First **self-attention** lets each token gather information from the others. Then a "
+        f"small **feed-forward network** (FFN: {config.d_model} → {config.d_ff} → {config.d_model}, with "
+        "a ReLU in between) works on each token on its own, the same network for every position. Around "
+        "each of the two sits a **residual connection** (the input is added back to the output) and a "
+        "**LayerNorm** (each vector is shifted and scaled to mean 0 and variance 1, then given a learned "
+        "scale and offset): LayerNorm(x + Sublayer(x)), as in the paper."
+    )
+from ui import model as model_io  # noqa: E402
+from ui import state  # noqa: E402
+from ui.layout import require_sentence, setup, show_figure  # noqa: E402
+from ui.state import url_widget  # noqa: E402
+from viz import layers as layer_viz  # noqa: E402
+from viz.labels import token_labels  # noqa: E402
+from viz.palette import diverging_note  # noqa: E402
+
+p = setup()
 require_sentence(p)
 cfg = p.lm.model.config
 sel = p.sel
-st.markdown(
-    f"An encoder layer does two things to every token's vector of d_model = {cfg.d_model} numbers. "
-    "First **self-attention** lets each token gather information from the others. Then a small "
-    f"**feed-forward network** (FFN: {cfg.d_model} → {cfg.d_ff} → {cfg.d_model}, with a ReLU in between) "
-    "works on each token on its own, the same network for every position. Around each of the two "
-    "sits a **residual connection** (the input is added back to the output) and a **LayerNorm** "
-    "(each vector is shifted and scaled to mean 0 and variance 1, then given a learned scale and "
-    "offset): LayerNorm(x + Sublayer(x)), as in the paper."
-)
 off = int(sel.one_based)
 layer = (
     st.slider(

@@ -5,25 +5,9 @@ from __future__ import annotations
 
 import streamlit as st
 
-from transformer.analysis.decoding import find_word, rank_heads, words
-from ui import model as model_io
-from ui.layout import layer_slider, page, show_figure
-from ui.state import url_widget
-from ui.uniform import focus_default, focus_text, heads_by_focus, uniform_note
-from viz import paper
-from viz.labels import plain, span_label, token_labels
+from ui.frame import header
 
-FIGURE3 = (
-    "It is in this spirit that a majority of American governments have passed new laws since 2009 "
-    "making the registration or voting process more difficult."
-)
-FIGURES45 = (
-    "The Law will never be perfect, but its application should be just - this is what we are missing, "
-    "in my opinion."
-)
-
-p = page("Paper figures", icon="📄")
-sel = p.sel
+header("Paper figures", icon="📄")  # on screen while PyTorch is imported
 st.markdown(
     "The paper ends with three figures of attention weights (Figures 3, 4 and 5 of *Attention Is All You "
     "Need*). They all show **encoder self-attention in layer 5 of 6** (labelled “Input-Input Layer5” in "
@@ -36,6 +20,25 @@ st.info(
     "heads into the same order: the paper's “head 5” is not our head 5. Use the head finder at the bottom "
     "to look for a head that does what a paper figure shows."
 )
+from transformer.analysis.decoding import find_word, rank_heads, words  # noqa: E402
+from ui import model as model_io  # noqa: E402
+from ui.layout import layer_slider, setup, show_figure  # noqa: E402
+from ui.state import url_widget  # noqa: E402
+from ui.uniform import focus_default, focus_text, heads_by_focus, uniform_note  # noqa: E402
+from viz import paper  # noqa: E402
+from viz.labels import plain, span_label, token_labels  # noqa: E402
+
+FIGURE3 = (
+    "It is in this spirit that a majority of American governments have passed new laws since 2009 "
+    "making the registration or voting process more difficult."
+)
+FIGURES45 = (
+    "The Law will never be perfect, but its application should be just - this is what we are missing, "
+    "in my opinion."
+)
+
+p = setup()
+sel = p.sel
 url_widget("own", "paper_own", False)
 use_own = st.toggle("Use my sentence (from the sidebar) instead of the paper's", key="paper_own")
 if use_own and p.src.empty:

@@ -5,25 +5,28 @@ from __future__ import annotations
 
 import streamlit as st
 
-from transformer.analysis import heads
-from ui import gold, inspector
-from ui.layout import attention_picker, page, require_sentence, show_figure
-from ui.predict import predict_then_reveal
-from ui.state import url_widget
-from ui.uniform import focus_default, focus_text, uniform_note
-from viz import inspector as viz_inspector
-from viz.heatmap import attention_heatmap
-from viz.labels import token_labels
-from viz.palette import diverging_note
+from ui.frame import header
 
-p = page("Head inspector", icon="🧭")
-require_sentence(p)
-quick_set, full_set, compare_pair = inspector.sentence_sets()  # built-in sentences that suit the model
+header("Head inspector", icon="🧭")  # on screen while PyTorch is imported
 st.markdown(
     "Each layer has 8 heads, and every head learns its own way of spreading attention. Looking at one "
     "sentence tells you little about a head; looking at many tells you its habits. Choose an attention "
     "and a head below: the statistics, the typical pattern, the averages and the quiz all follow it."
 )
+from transformer.analysis import heads  # noqa: E402
+from ui import gold, inspector  # noqa: E402
+from ui.layout import attention_picker, require_sentence, setup, show_figure  # noqa: E402
+from ui.predict import predict_then_reveal  # noqa: E402
+from ui.state import url_widget  # noqa: E402
+from ui.uniform import focus_default, focus_text, uniform_note  # noqa: E402
+from viz import inspector as viz_inspector  # noqa: E402
+from viz.heatmap import attention_heatmap  # noqa: E402
+from viz.labels import token_labels  # noqa: E402
+from viz.palette import diverging_note  # noqa: E402
+
+p = setup()
+require_sentence(p)
+quick_set, full_set, compare_pair = inspector.sentence_sets()  # built-in sentences that suit the model
 # Opens on the sentence's most focused head of the chosen attention, unless the URL or the reader
 # named a layer or head.
 trace = inspector.attention_trace(p.lm.model_id, p.src.text)

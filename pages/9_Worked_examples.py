@@ -7,17 +7,20 @@ import math
 
 import streamlit as st
 
-from transformer.analysis import worked
-from ui.layout import page, show_figure
-from ui.state import url_widget
-from viz import worked as viz_worked
+from ui.frame import header
 
-p = page("Worked examples", icon="✏️")
+header("Worked examples", icon="✏️")  # on screen while PyTorch is imported
 st.markdown(
     "Small examples you can follow with pen and paper. The numbers are not typed in by hand: each one is "
     "computed by the same code the model runs, so the page doubles as a check that the code does what "
     "the paper says. Edit any input and every step updates."
 )
+from transformer.analysis import worked  # noqa: E402
+from ui.layout import setup, show_figure  # noqa: E402
+from ui.state import url_widget  # noqa: E402
+from viz import worked as viz_worked  # noqa: E402
+
+p = setup()
 cat = p.colors["categorical"]
 EDITORS = {"wk_q": worked.SEED_Q, "wk_k": worked.SEED_K, "wk_v": worked.SEED_V}
 
