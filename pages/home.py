@@ -30,6 +30,6 @@ from ui.layout import reference_for, require_sentence, setup  # noqa: E402
 with translation:
     p = setup()
     require_sentence(p)
-    numbers = model_io.choice()[0] == "numbers"
+    numbers = model_io.is_numbers()
     home.show_translation(model_io.translate(p.lm.model_id, p.src.text), reference_for(p.sel.sentence),
                           numbers)  # fmt: skip

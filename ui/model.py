@@ -67,6 +67,11 @@ def choice() -> tuple[str, int | None]:
     return st.session_state[CHOICE_KEY]
 
 
+def is_numbers() -> bool:
+    """Whether this session shows the numbers model (presets, gold alignment, right answers)."""
+    return choice()[0] == "numbers"
+
+
 def choose(name: str, snapshot: int | None = None) -> None:
     """Switch this session to a model (and snapshot), and write the choice to the URL."""
     name = name if name in available() else DEFAULT_MODEL

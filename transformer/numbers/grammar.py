@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
+from functools import lru_cache
 
 ONES_EN = ["zero", "one", "two", "three", "four", "five", "six", "seven", "eight", "nine"]
 TEENS_EN = ["ten", "eleven", "twelve", "thirteen", "fourteen", "fifteen", "sixteen", "seventeen",
@@ -370,9 +371,10 @@ def _parse_date(words: list[str]) -> Example | None:
     return next((ex for year in range(1900, 2100) if same(ex := date(day, month, year))), None)
 
 
+@lru_cache(maxsize=256)  # a page asks for the same sentence several times per rerun
 def parse(text: str) -> Example | None:
     """The grammar's example for an English phrase (case, spaces and a final full stop are
-    forgiven), or None when the phrase is outside the grammar."""
+    forgiven), or None when the phrase is outside the grammar. Examples are frozen: safe to share."""
     words = _WORD.findall(text.lower().replace("-", " "))
     if not words or len(words) > 16:
         return None
