@@ -81,13 +81,17 @@ def file_stem(key: str) -> str:
 
 
 def export_buttons(fig: go.Figure, key: str) -> None:
-    """Two small download buttons under a figure: HTML (built on click) and CSV."""
+    """One small "Export" button under a figure, opening HTML (built on click) and CSV downloads.
+
+    In a popover, the two download buttons are drawn only when it is open: a page of nine figures
+    no longer redraws eighteen buttons (with new download ids) every time a slider moves.
+    """
     stem = file_stem(key)
-    # A horizontal row sized to its buttons: in a narrow column, st.columns squeezed them to "⬇…".
-    row = st.container(horizontal=True, gap="small")
-    row.download_button("⬇ HTML", data=lambda: figure_html(fig), file_name=f"{stem}.html",
-                            mime="text/html", key=f"{key}__html", on_click="ignore",
-                            help="The figure as a standalone web page (works offline).")
-    row.download_button("⬇ CSV", data=lambda: figure_csv(fig), file_name=f"{stem}.csv",
-                            mime="text/csv", key=f"{key}__csv", on_click="ignore",
-                            help="The numbers drawn in this figure.")
+    with st.popover("⬇ Export", help="Download this figure as a web page or its numbers as CSV "
+                                     "(PNG: the camera in the figure's toolbar)."):
+        st.download_button("⬇ HTML", data=lambda: figure_html(fig), file_name=f"{stem}.html",
+                           mime="text/html", key=f"{key}__html", on_click="ignore",
+                           help="The figure as a standalone web page (works offline).")
+        st.download_button("⬇ CSV", data=lambda: figure_csv(fig), file_name=f"{stem}.csv",
+                           mime="text/csv", key=f"{key}__csv", on_click="ignore",
+                           help="The numbers drawn in this figure.")
