@@ -428,7 +428,8 @@ def main() -> int:
     }
     results["browser"] = _attempt(bench_browser, pages, args.browser_runs)
     if args.only_browser:
-        print(json.dumps(results["browser"], indent=2))
+        load = {"load_average_before": results["load_average"], "load_average_after": os.getloadavg()}
+        print(json.dumps({**results["browser"], **load}, indent=2))
         return 0 if "error" not in results["browser"] else 1
     results["head_change"] = _attempt(bench_head_change, pages, args.repeats)
     results["new_sentence_attention"] = _attempt(
