@@ -17,7 +17,7 @@ st.markdown(
     "the decoder must look at the last letter of the source, then the one before, and so on."
 )
 from ui import live_train  # noqa: E402
-from ui.layout import setup, show_figure  # noqa: E402
+from ui.layout import figure_columns, setup, show_figure  # noqa: E402
 from viz.heatmap import attention_heatmap  # noqa: E402
 from viz.training import loss_curve  # noqa: E402
 
@@ -96,7 +96,7 @@ def live() -> None:
     rows, columns = live_train.labels(kind)
     st.markdown(live_train.attention_text(shown, kind))
     off, heads = int(p.sel.one_based), live_train.RECIPE.n_heads
-    for layer, col in enumerate(st.columns(len(shown.attention))):
+    for layer, col in enumerate(figure_columns(len(shown.attention))):
         with col:
             show_figure(
                 attention_heatmap(shown.attention[layer], rows, columns,

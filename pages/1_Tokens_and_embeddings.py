@@ -68,7 +68,7 @@ st.markdown(
     "encoding, by contrast, holds sines and cosines between −1 and 1. Without the scaling, the position "
     "signal would drown out the word itself; after it, both have a similar size."
 )
-cols = st.columns(4)
+cols = [c for row in (st.columns(2), st.columns(2)) for c in row] if p.sel.presenter else st.columns(4)
 cols[0].metric("√d_model", f"{sizes.sqrt_d_model:.3f}")
 cols[1].metric("typical entry of E[x] (RMS)", f"{sizes.rms_embed:.4f}")
 cols[2].metric("typical entry of E[x]·√d_model", f"{sizes.rms_scaled:.4f}")

@@ -20,7 +20,7 @@ st.latex(r"PE_{(pos,\,2i)} = \sin\!\left(\frac{pos}{10000^{2i/d_{model}}}\right)
 from transformer.analysis import inputs as analysis  # noqa: E402
 from transformer.embeddings import sinusoidal_encoding  # noqa: E402
 from ui import model as model_io  # noqa: E402
-from ui.layout import attention_picker, require_sentence, setup, show_figure  # noqa: E402
+from ui.layout import attention_picker, figure_columns, require_sentence, setup, show_figure  # noqa: E402
 from ui.state import url_widget  # noqa: E402
 from viz import positional as viz_pos  # noqa: E402
 from viz.heatmap import attention_heatmap  # noqa: E402
@@ -94,7 +94,7 @@ st.latex(r"R(\theta) = \begin{pmatrix}\cos\theta & \sin\theta \\ -\sin\theta & \
 url_widget("k", "pe_k", 3, low=1, high=50)
 k = st.slider("Offset k", 1, 50, key="pe_k")
 check = analysis.check_shift(table, k)
-cols = st.columns([2, 3])
+cols = figure_columns([2, 3])
 with cols[0]:
     url_widget("whole", "pe_whole_matrix", False)
     corner = st.toggle("Show the whole matrix", key="pe_whole_matrix")
@@ -130,7 +130,7 @@ where = f"L{sel.show_layer()} H{sel.show_head()}, no PE"
 plain_fig, shuffled_fig = viz_pos.shuffle_pair(result.plain[sel.layer, sel.head],
                                                result.shuffled[sel.layer, sel.head], labels, shuffled_labels,
                                                where, p.colors["sequential"])
-cols = st.columns(2)
+cols = figure_columns(2)
 with cols[0]:
     show_figure(plain_fig, key="pe_noposition_plain")
 with cols[1]:

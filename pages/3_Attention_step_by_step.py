@@ -15,7 +15,15 @@ st.markdown(
 )
 st.latex(r"\mathrm{Attention}(Q, K, V) = \mathrm{softmax}\!\left(\frac{QK^\top}{\sqrt{d_k}}\right)V")
 from ui import model as model_io  # noqa: E402
-from ui.layout import attention_picker, for_display, fresh, require_sentence, setup, show_figure  # noqa: E402
+from ui.layout import (  # noqa: E402
+    attention_picker,
+    figure_columns,
+    for_display,
+    fresh,
+    require_sentence,
+    setup,
+    show_figure,
+)
 from ui.state import Selection, url_widget  # noqa: E402
 from ui.uniform import uniform_note  # noqa: E402
 from viz import steps as viz_steps  # noqa: E402
@@ -100,8 +108,7 @@ def steps_view() -> None:
         left, right = (st, st) if sel.presenter else st.columns([2, 3])
         left.latex(formula)
         right.markdown(text)
-        places = [st.container() for _ in names] if sel.presenter else st.columns(len(names))
-        for place, name in zip(places, names):
+        for place, name in zip(figure_columns(len(names)), names):
             with place:
                 show_figure(figs[name], key=f"steps_{name}", displayed=True)
         if caption:

@@ -52,8 +52,10 @@ def layer_figures(model_id: str, text: str, sel: Selection, heads: tuple[int, ..
     k_labels = token_labels(tr.key_pieces(sel.stack, sel.kind), sel.pieces)
     where = f"{sel.stack} {sel.kind}-attention, layer {sel.show_layer()} of {cfg.n_layers}"
     figs = {
+        # Two heads to a row in presenter mode: four left each too narrow for its larger labels.
         "grid": multihead.heads_grid(weights, q_labels, k_labels, head_names,
-                                     f"{where}: all {cfg.n_heads} heads", colorscale=colors["sequential"]),
+                                     f"{where}: all {cfg.n_heads} heads", colorscale=colors["sequential"],
+                                     max_cols=2 if sel.presenter else 4),
         "concat": multihead.concat_figure(
             tr.get(tr.attn_name(sel.stack, sel.kind, sel.layer, "z")),  # (H, T_q, d_v)
             tr.get(tr.attn_name(sel.stack, sel.kind, sel.layer, "concat")),  # (T_q, h·d_v)

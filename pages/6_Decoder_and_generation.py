@@ -21,7 +21,7 @@ st.markdown(
 from transformer.analysis.decoding import step_from_trace, step_limit  # noqa: E402
 from ui import generation, gold, state  # noqa: E402
 from ui import model as model_io  # noqa: E402
-from ui.layout import for_display, fresh, require_sentence, setup, show_figure  # noqa: E402
+from ui.layout import figure_columns, for_display, fresh, require_sentence, setup, show_figure  # noqa: E402
 from ui.state import Selection  # noqa: E402
 from ui.uniform import uniform_note  # noqa: E402
 from viz import decoding as dec_viz  # noqa: E402
@@ -75,7 +75,7 @@ def cross_figures(model_id: str, text: str, sel: Selection) -> tuple[dict, str |
                                         colorscale=colors["sequential"])
     right, why_not = gold.marks(average, tr, text, cross.mean(0), "heads averaged, this layer")
     heads = multihead.heads_grid(cross, tgt, src, head_names, f"{where}: cross-attention per head",
-                                 colorscale=colors["sequential"])
+                                 colorscale=colors["sequential"], max_cols=2 if sel.presenter else 4)
     return {"average": for_display(average, sel), "heads": for_display(heads, sel)}, right, why_not
 
 
@@ -222,7 +222,7 @@ def decoder_view() -> None:
             "The highlighted bar is the one greedy decoding appends.",
             displayed=True,
         )
-    cols = st.columns(2)
+    cols = figure_columns(2)
     with cols[0]:
         show_figure(figs["self"], key="dec_step_self", displayed=True)
         uniform_note(step_tr, "decoder", "self", layer)

@@ -22,7 +22,7 @@ st.info(
 )
 from transformer.analysis.decoding import find_word, rank_heads, words  # noqa: E402
 from ui import model as model_io  # noqa: E402
-from ui.layout import layer_slider, setup, show_figure  # noqa: E402
+from ui.layout import figure_columns, layer_slider, setup, show_figure  # noqa: E402
 from ui.state import url_widget  # noqa: E402
 from ui.uniform import focus_default, focus_text, heads_by_focus, uniform_note  # noqa: E402
 from viz import paper  # noqa: E402
@@ -174,7 +174,7 @@ url_widget("pair", pair_key, pair_default, all_heads, offset=off, max_items=2)
 pair = st.multiselect(
     "Two heads to compare", all_heads, max_selections=2, format_func=lambda h: head_names[h], key=pair_key
 )
-fig5_cols = st.columns(2)
+fig5_cols = figure_columns(2)
 for i, h in enumerate(pair):
     with fig5_cols[i]:
         show_figure(

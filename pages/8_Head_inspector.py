@@ -15,7 +15,7 @@ st.markdown(
 )
 from transformer.analysis import heads  # noqa: E402
 from ui import gold, inspector  # noqa: E402
-from ui.layout import attention_picker, require_sentence, setup, show_figure  # noqa: E402
+from ui.layout import attention_picker, figure_columns, require_sentence, setup, show_figure  # noqa: E402
 from ui.predict import predict_then_reveal  # noqa: E402
 from ui.state import url_widget  # noqa: E402
 from ui.uniform import focus_default, focus_text, uniform_note  # noqa: E402
@@ -169,7 +169,7 @@ with tab_compare:
         what = f"encoder self-attention, layer {sel.show_layer()}, head {sel.show_head()} ({sel.numbering})"
         labels_a = token_labels(trace_a.src_pieces, p.sel.pieces)
         labels_b = token_labels(trace_b.src_pieces, p.sel.pieces)
-        cols = st.columns(2)
+        cols = figure_columns(2)
         with cols[0]:
             show_figure(attention_heatmap(head_a, labels_a, labels_a, f"A · {what}", p.colors["sequential"]),
                         key="hi_compare_fig_a")

@@ -153,9 +153,9 @@ def test_concat_figure_shows_concat_w_o_and_output():
     # each concat column names its head in the hover (x label), with no per-cell customdata
     assert list(fig.data[0].x) == [f"{j} (head {j // 4 + 1})" for j in range(8)]
     assert fig.data[0].customdata is None and "dim %{x}" in fig.data[0].hovertemplate
-    assert list(fig.layout.xaxis.ticktext) == ["0", "2", "4", "6"]
+    assert list(fig.layout.xaxis.ticktext) == ["0", "4"]  # where each head's block starts
     titles = " ".join(a.text for a in fig.layout.annotations)
-    assert "3 × 2·4 = 3 × 8" in titles and "W^O: 8 × 6" in titles and "output: 3 × 6" in titles
+    assert "3 × 2·4 = 3 × 8" in titles and "W^O<br>8 × 6" in titles and "output<br>3 × 6" in titles
     with pytest.raises(ValueError):
         multihead.concat_figure(z, concat.flip(-1), w_o, out, labels(3), heads(2), "t")
     with pytest.raises(ValueError):

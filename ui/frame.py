@@ -16,6 +16,7 @@ import streamlit as st
 from streamlit.runtime.pages_manager import PagesManager
 
 from transformer.config import TransformerConfig
+from ui import state
 
 MODEL_DIR = Path(os.environ.get("ATLAS_MODEL_DIR", Path(__file__).resolve().parents[1] / "pretrained"))
 # The models the app can show: name -> (label, directory). The translation model is the default;
@@ -49,9 +50,15 @@ HEAVY_IMPORTS = threading.Lock()
 
 
 def header(title: str, icon: str) -> None:
-    """Page config (once per run, before any other element) and the page's title."""
+    """Page config (once per run, before any other element) and the page's title.
+
+    Presenter mode starts with the sidebar folded away: on a 1024-px projector it took a third of the
+    width, and the figures were drawn in what was left. Streamlit applies the setting when it changes
+    (presenter mode switched on), so a sidebar the presenter opens again stays open.
+    """
     _leave_legacy_pages_mode()
-    st.set_page_config(page_title=f"{title} · Attention Atlas", page_icon=icon, layout="wide")
+    st.set_page_config(page_title=f"{title} · Attention Atlas", page_icon=icon, layout="wide",
+                       initial_sidebar_state="collapsed" if state.presenter() else "auto")
     st.title(title)
 
 

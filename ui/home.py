@@ -8,7 +8,7 @@ from __future__ import annotations
 import streamlit as st
 
 from transformer.config import TransformerConfig
-from ui import frame
+from ui import frame, state
 from viz.architecture import PAGES, architecture_spec, page_of_selection
 
 # (Figure 1 part, page file, what the page shows)
@@ -71,7 +71,9 @@ def show_architecture(cfg: TransformerConfig) -> None:
         f"**h = {cfg.n_heads}** heads each, but a smaller width (d_model = {cfg.d_model}, "
         f"d_ff = {cfg.d_ff}, d_k = {cfg.d_k}) so that it trains and runs on a laptop CPU."
     )
-    left, right = st.columns([1, 1])
+    # Side by side on a wide screen; one under the other in presenter mode, where half of a projector's
+    # 1024 px squeezed the diagram's boxes into each other.
+    left, right = (st.container(), st.container()) if state.presenter() else st.columns([1, 1])
     with left:
         st.caption("Figure 1 of the paper, drawn for this model. Click a box to open the page that shows "
                    "its real numbers for your sentence.")

@@ -106,7 +106,6 @@ PRESENTER_CSS = """
 .stMarkdown, .stText, .stCaption, p, li, label { font-size: 1.35rem !important; }
 h1 { font-size: 2.6rem !important; } h2 { font-size: 2.1rem !important; }
 h3 { font-size: 1.7rem !important; }
-section[data-testid="stSidebar"] { width: 340px !important; min-width: 340px !important; }
 [data-testid="stSidebarNav"] span, [data-testid="stSidebarNavLink"] span {
   font-size: 1.2rem !important; white-space: normal !important; overflow: visible !important;
 }
@@ -292,6 +291,15 @@ def layer_slider(p: Page, label: str, key: str, where=None) -> int:
     value = (where or st).slider(label, off, p.n_layers - 1 + off, key=key,
                                  on_change=_pin({"layer": key}, off))
     return int(value) - off
+
+
+def figure_columns(spec: int | list) -> list:
+    """Places for figures side by side (`st.columns(spec)`); in presenter mode one under another, since
+    two figures with projector-sized type do not fit next to each other on a 1024-px screen."""
+    sel = st.session_state.get(state.KEY)
+    if sel is not None and sel.presenter:
+        return [st.container() for _ in range(spec if isinstance(spec, int) else len(spec))]
+    return st.columns(spec)
 
 
 def for_display(fig, sel: Selection | None = None):

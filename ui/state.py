@@ -125,6 +125,13 @@ def to_params(sel: Selection) -> dict[str, str]:
     return params
 
 
+def presenter() -> bool:
+    """Whether this session is in presenter mode, known before the selection is (the home page draws
+    Figure 1 before the model loads): the selection's setting, else the link's `present`."""
+    sel = st.session_state.get(KEY)
+    return sel.presenter if sel is not None else _flag(st.query_params.get("present", "0"), False)
+
+
 def current(n_layers: int, n_heads: int) -> Selection:
     """This session's selection: from session state, else from the URL the user opened."""
     if KEY not in st.session_state:

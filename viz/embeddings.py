@@ -56,7 +56,9 @@ def scale_bars(norm_embed, norm_scaled, norm_pe, labels: list[str], sqrt_d_model
     fig.update_xaxes(type="category", tickangle=-45, title="tokens")
     fig.update_yaxes(title="vector length ‖·‖")
     fig.update_layout(barmode="group", title="Vector lengths before and after scaling, next to PE",
-                      margin=dict(l=10, r=10, t=60, b=10), legend=dict(orientation="h", y=-0.35))
+                      # The legend above the bars: below them, larger (presenter) tick labels ran into it.
+                      margin=dict(l=10, r=10, t=90, b=10),
+                      legend=dict(orientation="h", x=0, y=1.0, yanchor="bottom"))
     return fig
 
 

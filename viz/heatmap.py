@@ -26,7 +26,7 @@ MAX_TICKS = 40  # label at most this many rows or columns; beyond, every n-th (t
 # computed from the labels themselves.
 TICK_FONT = 12  # px: the tick labels (Streamlit's chart theme uses 12 px too)
 AXIS_TITLE_FONT = 14  # px: the axis titles
-TITLE_STANDOFF = 6  # px between the tick labels and the axis title
+TITLE_STANDOFF = 14  # px between the tick labels and the axis title (Plotly measures it to their middle)
 # Width of a character in em, by kind (a sans-serif such as Source Sans); anything else counts as wide.
 _NARROW = set("ijlI.,:;'!|`()[]{} ")
 _MID = set("frt-\"/")

@@ -166,6 +166,9 @@ def consecutive_cosine(reps) -> np.ndarray:
     return (a * b).sum(-1) / np.where(denom == 0, 1.0, denom)
 
 
+LAYER_CHANGES_GAP = 0.26  # of the width, between the cosine heatmap and the length panel
+
+
 def layer_changes(
     reps,
     labels: list[str],
@@ -193,7 +196,7 @@ def layer_changes(
         rows=1,
         cols=2,
         column_widths=[0.5, 0.5],
-        horizontal_spacing=0.18,
+        horizontal_spacing=LAYER_CHANGES_GAP,
         subplot_titles=["cosine similarity with the previous layer", "vector length per layer"],
     )
     fig.add_trace(
@@ -205,7 +208,9 @@ def layer_changes(
             zmin=-1.0,
             zmax=1.0,
             name="cosine",
-            colorbar=dict(x=0.43, title="cos"),
+            # Right after the heatmap, leaving the rest of the gap to the length panel's axis (with
+            # presenter-sized text the two ran into each other).
+            colorbar=dict(x=(1 - LAYER_CHANGES_GAP) / 2 + 0.01, xanchor="left", title="cos"),
             hovertemplate="token %{y}<br>%{x}<br>cosine = %{z:.4f}<extra></extra>",
         ),
         row=1,

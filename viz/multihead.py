@@ -439,21 +439,21 @@ def concat_figure(
             c,
             [0.0, 0.34],
             list(labels),
-            f"Concat(head₁…head_{n_heads}): {n_tok} × {n_heads}·{d_v} = {n_tok} × {c.shape[1]}",
+            f"Concat(head₁…head_{n_heads})<br>{n_tok} × {n_heads}·{d_v} = {n_tok} × {c.shape[1]}",
             "token %{y}<br>dim %{x}<br>value = %{z:.4f}",
         ),
         (
             w,
             [0.4, 0.6],
             list(range(w.shape[0])),
-            f"W^O: {w.shape[0]} × {w.shape[1]}",
+            f"W^O<br>{w.shape[0]} × {w.shape[1]}",
             "W^O row %{y}, column %{x}<br>value = %{z:.4f}",
         ),
         (
             o,
             [0.66, 1.0],  # same rows as the concat: its tick labels are not repeated
             list(labels),
-            f"output: {n_tok} × {o.shape[1]}",
+            f"output<br>{n_tok} × {o.shape[1]}",
             "token %{y}<br>dim %{x}<br>value = %{z:.4f}",
         ),
     ]
@@ -507,10 +507,11 @@ def concat_figure(
                 hovertemplate=hover + "<extra></extra>",
             )
         )
-        layout[f"xaxis{suffix}"] = dict(domain=domain, anchor=f"y{suffix}", automargin=False,
-                                        title=dict(text="dimension", standoff=TITLE_STANDOFF))
-        if i == 0:  # ticks show the dimension's number; the hover adds its head
-            step = max(1, d_v // 2)
+        # Horizontal tick labels, few enough not to be turned (the margin below is sized for them).
+        layout[f"xaxis{suffix}"] = dict(domain=domain, anchor=f"y{suffix}", automargin=False, tickangle=0,
+                                        nticks=5, title=dict(text="dimension", standoff=TITLE_STANDOFF))
+        if i == 0:  # ticks show the dimension's number where each head's block starts; hover adds the head
+            step = d_v
             layout["xaxis"].update(
                 type="category", tickmode="array", tickvals=concat_dims[::step],
                 ticktext=[str(j) for j in range(0, c.shape[1], step)],
@@ -566,7 +567,7 @@ def concat_figure(
     for h in range(n_heads):
         annotations.append(
             dict(
-                text=head_names[h],
+                text=head_names[h].replace("head ", "h"),  # "h3": a block is only d_v columns wide
                 x=h * d_v + (d_v - 1) / 2,
                 y=1.0,
                 xref="x",

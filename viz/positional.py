@@ -11,10 +11,14 @@ from viz.heatmap import as_array, attention_heatmap, heatmap
 def pe_heatmap(pe, title: str = "The positional-encoding table", colorscale: str = "RdBu_r") -> go.Figure:
     """PE (P, D): one row per position (0 at the top), one column per dimension, values in [−1, 1]."""
     z = as_array(pe)
+    dims = [f"d{j} ({'sin' if j % 2 == 0 else 'cos'})" for j in range(z.shape[1])]
+    positions = [f"pos {p}" for p in range(z.shape[0])]
+    every = max(1, -(-z.shape[0] // 32))
+    # Label every 8th dimension and enough positions to read a row off (every label would overlap).
     fig = heatmap(
         z,
-        [f"pos {p}" for p in range(z.shape[0])],
-        [f"d{j} ({'sin' if j % 2 == 0 else 'cos'})" for j in range(z.shape[1])],
+        positions,
+        dims,
         f"{title}<br><sup>rows = positions, columns = dimensions (even: sin, odd: cos)</sup>",
         colorscale=colorscale,
         zmin=-1.0,
@@ -22,16 +26,12 @@ def pe_heatmap(pe, title: str = "The positional-encoding table", colorscale: str
         square=False,
         row_title="position",
         col_title="dimension",
+        xaxis_style=dict(tickmode="array", tickvals=dims[::8], tickangle=0,
+                         ticktext=[f"d{j}" for j in range(0, z.shape[1], 8)]),
+        yaxis_style=dict(tickmode="array", tickvals=positions[::every],
+                         ticktext=[str(p) for p in range(0, z.shape[0], every)]),
+        layout_style=dict(height=max(360, min(10 * z.shape[0] + 160, 760))),
     )
-    # Label every 8th dimension and enough positions to read a row off (every label would overlap).
-    dims = [f"d{j} ({'sin' if j % 2 == 0 else 'cos'})" for j in range(z.shape[1])]
-    positions = [f"pos {p}" for p in range(z.shape[0])]
-    every = max(1, -(-z.shape[0] // 32))
-    fig.update_xaxes(tickmode="array", tickvals=dims[::8], tickangle=0,
-                     ticktext=[f"d{j}" for j in range(0, z.shape[1], 8)])
-    fig.update_yaxes(tickmode="array", tickvals=positions[::every],
-                     ticktext=[str(p) for p in range(0, z.shape[0], every)])
-    fig.update_layout(height=max(360, min(10 * z.shape[0] + 160, 760)))
     return fig
 
 

@@ -64,7 +64,8 @@ def softmax_bars(x, curves: dict[str, object], colors: list[str]) -> go.Figure:
 def saturation(sat, colors: list[str]) -> go.Figure:
     """Left: variance of q·k against d_k (theory: d_k). Right: the softmax's largest weight."""
     fig = make_subplots(rows=1, cols=2, horizontal_spacing=0.12, subplot_titles=(
-        "variance of q·k (random unit-variance vectors)", "largest softmax weight (mean)"))
+        # Two short lines each: on one line the two titles ran into each other in presenter mode.
+        "variance of q·k<br>(random unit-variance vectors)", "largest softmax weight<br>(mean)"))
     d = np.asarray(sat.d_k, dtype=float)
     fig.add_trace(go.Scatter(x=d, y=sat.variance, name="measured variance", mode="lines+markers",
                              line=dict(color=colors[0])), row=1, col=1)
@@ -77,7 +78,7 @@ def saturation(sat, colors: list[str]) -> go.Figure:
     fig.update_xaxes(type="log", title="d_k")
     fig.update_yaxes(type="log", row=1, col=1)
     fig.update_yaxes(range=[0, 1], row=1, col=2)
-    fig.update_layout(title="Why the paper divides by √d_k", margin=dict(l=10, r=10, t=90, b=10))
+    fig.update_layout(title="Why the paper divides by √d_k", margin=dict(l=10, r=10, t=110, b=10))
     return fig
 
 
