@@ -58,6 +58,9 @@ def step_figures(model_id: str, text: str, sel: Selection, row: int | None) -> d
         sequential=colors["sequential"], diverging=colors["diverging"], highlight=row,
         context=f"L{sel.show_layer()} H{sel.show_head()}",
     )  # fmt: skip
+    if not sel.presenter:  # Q, K and V as one figure of three panels (one under another when presenting)
+        title = f"Queries, keys and values · L{sel.show_layer()} H{sel.show_head()}"
+        figs["qkv"] = viz_steps.qkv_figure(figs["q"], figs["k"], figs["v"], title)
     if row is not None:
         figs["journey"] = viz_steps.query_journey(
             get("scores")[row], get("masked_scores")[row], get("pattern")[row], key_labels,
@@ -122,7 +125,7 @@ def steps_view() -> None:
         f"Each position's vector (d_model = {cfg.d_model}) is projected three times by this head's own "
         f"matrices into d_k = {cfg.d_k} numbers. Queries come from {source}; keys and values come from "
         f"{kv_source}.",
-        ["q", "k", "v"],
+        ["q", "k", "v"] if sel.presenter else ["qkv"],
         f"Rows = tokens, columns = the head's d_k dimensions. Hover for exact values. Colours here, in the "
         f"score matrices and in Z below: {diverging_note(p.colors)}.",
     )

@@ -25,7 +25,8 @@ PAGE2 = str(ROOT / "pages" / "2_Positional_encoding.py")
 PAGE3 = str(ROOT / "pages" / "3_Attention_step_by_step.py")
 TIMEOUT = 60
 NEW_SENTENCE = "Birds sing."
-STEP_KEYS = ("q", "k", "v", "qk", "scores", "mask", "masked", "pattern", "z")
+# Q, K and V are one figure of three panels ("qkv"; three figures in presenter mode).
+STEP_KEYS = ("qkv", "qk", "scores", "mask", "masked", "pattern", "z")
 
 
 @pytest.fixture(autouse=True, scope="module")
@@ -201,9 +202,9 @@ def test_page3_follow_one_query():
 
 def test_page3_new_sentence_changes_the_tokens():
     at = open_page(PAGE3)
-    before = charts(at)["steps_q"]["data"][0]["y"]
+    before = charts(at)["steps_qkv"]["data"][0]["y"]  # Q's panel
     type_sentence(at, NEW_SENTENCE)
-    after = charts(at)["steps_q"]["data"][0]["y"]
+    after = charts(at)["steps_qkv"]["data"][0]["y"]
     assert after != before and after[-1].endswith("&lt;/s&gt;")
 
 

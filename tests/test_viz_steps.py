@@ -164,3 +164,24 @@ def test_shuffle_pair_labels_each_order_as_given():
     assert QUERY_KEY_NOTE in left.layout.title.text
     with pytest.raises(ValueError):
         viz_pos.shuffle_pair(a, b, labels(2), shuffled, "no PE")
+
+
+def test_qkv_figure_puts_the_three_heatmaps_side_by_side_unchanged():
+    for t_q, t_k in ((3, 3), (3, 4)):  # self-attention (same rows), cross-attention (other rows)
+        head = one_head(t_q=t_q, t_k=t_k)
+        q_labels, k_labels = labels(t_q, "q"), labels(t_k, "q" if t_q == t_k else "k")
+        figs = viz_steps.step_figures(**head, query_labels=q_labels, key_labels=k_labels, context="L5 H1")
+        fig = viz_steps.qkv_figure(figs["q"], figs["k"], figs["v"], "Q, K and V · L5 H1")
+        assert len(fig.data) == 3 and fig.layout.title.text == "Q, K and V · L5 H1"
+        for trace, name, axis in zip(fig.data, ("q", "k", "v"), ("", "2", "3"), strict=True):
+            np.testing.assert_array_equal(np.asarray(trace.z), np.asarray(figs[name].data[0].z))
+            assert (trace.xaxis, trace.yaxis) == (f"x{axis}", f"y{axis}")
+            assert fig.layout[f"yaxis{axis}"].scaleanchor == f"x{axis}"  # square cells in each panel
+        domains = [fig.layout[f"xaxis{a}"].domain for a in ("", "2", "3")]
+        assert len({round(d[1] - d[0], 9) for d in domains}) == 1  # equal widths: equal cells
+        assert all(a[1] <= b[0] for a, b in zip(domains, domains[1:]))  # side by side, no overlap
+        titles = [figs[n].layout.title.text for n in ("q", "k", "v")]
+        assert [a.text for a in fig.layout.annotations] == titles
+        # K's rows are labelled only when they are other tokens than Q's; V shares K's rows.
+        assert (fig.layout.yaxis2.showticklabels is False) == (t_q == t_k)
+        assert fig.layout.yaxis3.showticklabels is False

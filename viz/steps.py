@@ -56,6 +56,44 @@ def vectors_heatmap(values, labels: list[str], title: str, what: str, colorscale
     return fig
 
 
+def qkv_figure(q_fig: go.Figure, k_fig: go.Figure, v_fig: go.Figure, title: str) -> go.Figure:
+    """The Q, K and V heatmaps (`vectors_heatmap`) as three panels of one figure, each with its own
+    colour scale and bar under it, and the title of each above its panel.
+
+    One figure instead of three: the browser builds a figure's frame (toolbar, hover layer, title) once,
+    which makes a head change on the step-by-step page noticeably quicker. K's rows are labelled only
+    when they are other tokens than Q's (cross-attention); V always has K's rows.
+    """
+    figs = (q_fig, k_fig, v_fig)
+    same_rows = list(q_fig.data[0].y) == list(k_fig.data[0].y)
+    gaps = (0.0, 0.03 if same_rows else 0.09, 0.03)  # room left of each panel for its row labels
+    width = (1 - sum(gaps)) / 3  # the same for all three, so that their cells are the same size
+    data, annotations, layout = [], [], {}
+    for i, fig in enumerate(figs):
+        suffix = "" if i == 0 else str(i + 1)
+        x0 = i * width + sum(gaps[: i + 1])
+        x1 = x0 + width
+        trace = fig.data[0].to_plotly_json()
+        bar = {**trace.get("colorbar", {}), "x": (x0 + x1) / 2, "xanchor": "center", "len": 0.85 * (x1 - x0)}
+        data.append({**trace, "xaxis": f"x{suffix}", "yaxis": f"y{suffix}", "colorbar": bar})
+        xaxis = {**fig.layout.xaxis.to_plotly_json(), "domain": [x0, x1], "anchor": f"y{suffix}"}
+        yaxis = {**fig.layout.yaxis.to_plotly_json(), "anchor": f"x{suffix}", "scaleanchor": f"x{suffix}"}
+        if i == 2 or (i == 1 and same_rows):
+            yaxis.update(showticklabels=False, title=dict(text=""))
+        layout[f"xaxis{suffix}"], layout[f"yaxis{suffix}"] = xaxis, yaxis
+        # Above the matrix itself: square cells shrink the panel's domain around its centre.
+        annotations.append(dict(text=fig.layout.title.text, x=0.5, y=1.0, xref=f"x{suffix} domain",
+                                yref=f"y{suffix} domain", yanchor="bottom", yshift=6, showarrow=False,
+                                font=dict(size=13)))
+    shapes = [dict(shape.to_plotly_json()) for shape in q_fig.layout.shapes]  # Q's framed row (axes x, y)
+    margin = {side: max(fig.layout.margin[side] for fig in figs) for side in ("l", "r", "t", "b")}
+    margin["t"] += 28  # the panel titles
+    return go.Figure(data=data, layout=dict(
+        title=dict(text=title), annotations=annotations, shapes=shapes, margin=margin,
+        height=max(fig.layout.height for fig in figs) + 28, plot_bgcolor=q_fig.layout.plot_bgcolor, **layout,
+    ))
+
+
 def scores_heatmap(values, query_labels: list[str], key_labels: list[str], title: str,
                    colorscale: str = "RdBu_r", hover_name: str = "score", **style) -> go.Figure:
     """A (T_q, T_k) score matrix, colour centred on 0; −∞ entries appear as gaps marked 'blocked'."""
