@@ -104,6 +104,7 @@ def reference_for(sentence: str) -> str | None:
 PRESENTER_CSS = """
 <style>
 .stMarkdown, .stText, .stCaption, p, li, label { font-size: 1.35rem !important; }
+[data-testid="stMetricValue"], [data-testid="stMetricValue"] * { font-size: 2.6rem !important; }
 h1 { font-size: 2.6rem !important; } h2 { font-size: 2.1rem !important; }
 h3 { font-size: 1.7rem !important; }
 [data-testid="stSidebarNav"] span, [data-testid="stSidebarNavLink"] span {
