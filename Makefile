@@ -46,8 +46,8 @@ format: $(DEV_STAMP)
 	$(PY) -m ruff format .
 
 data: $(STAMP)  ## build the EN-DE corpus from Debian packages and train the tokenizer
-	$(PY) -m transformer.corpus.build --out data/corpus
-	$(PY) -m transformer.tokenizer --corpus data/corpus --out data/spm --vocab-size 8000
+	$(PY) -m transformer.corpus.build --out data/corpus --per-source
+	$(PY) -m transformer.tokenizer --corpus data/corpus --out data/spm --vocab-size 8000 --repeat ding=10
 
 train: $(STAMP)  ## continue training from the shipped weights (see pretrained/MODEL_CARD.md)
 	@test -f data/spm/spm.model || $(MAKE) data

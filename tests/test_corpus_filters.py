@@ -161,6 +161,8 @@ def test_fractional_weight_keeps_a_stable_share():
          ["Oz was created by L. Frank Baum.", "It has four parts."]),
         ("Manche Einheiten (z.B. Trolle) heilen. Andere nicht.",
          ["Manche Einheiten (z.B. Trolle) heilen.", "Andere nicht."]),
+        ("Ende des 19. Jahrhunderts zerfiel das Reich. Dann kam der Krieg.",
+         ["Ende des 19. Jahrhunderts zerfiel das Reich.", "Dann kam der Krieg."]),
         ("Das ist z. B. gut. Am 3. Mai kam er.", ["Das ist z. B. gut.", "Am 3. Mai kam er."]),
         ("He met Dr. Smith. She was late.", ["He met Dr. Smith.", "She was late."]),
         # a year or a version number still ends a sentence

@@ -108,3 +108,28 @@ def test_model_with_other_special_ids_is_rejected(tmp_path):
     )
     with pytest.raises(ValueError, match="special ids"):
         Tokenizer.load(tmp_path / "default.model")
+
+
+def test_repeat_counts_a_small_files_lines_more_often(tmp_path):
+    """`repeat`: a word from a few lines of a small general-language file becomes one piece once
+    those lines count many times, and stays in pieces when they count once."""
+    inputs = _write_corpus(tmp_path)
+    everyday = tmp_path / "everyday.en"
+    everyday.write_text("The quokka smiles.\nA quokka jumps.\n", "utf-8")
+    once = Tokenizer.train([*inputs, everyday], tmp_path / "once", vocab_size=VOCAB_SIZE)
+    often = Tokenizer.train([*inputs, everyday], tmp_path / "often", vocab_size=VOCAB_SIZE,
+                            repeat=[(everyday, 40)])  # fmt: skip
+    assert len(once.encode_pieces("quokka")) > 1
+    assert often.encode_pieces("quokka") == ["▁quokka"]
+
+
+def test_cli_repeat_wants_an_existing_source(tmp_path, capsys):
+    from transformer import tokenizer
+
+    _write_corpus(tmp_path)
+    with pytest.raises(SystemExit):
+        tokenizer.main(["--corpus", str(tmp_path), "--out", str(tmp_path / "spm"), "--repeat", "ding=x"])
+    assert "SOURCE=K" in capsys.readouterr().err
+    with pytest.raises(SystemExit):
+        tokenizer.main(["--corpus", str(tmp_path), "--out", str(tmp_path / "spm"), "--repeat", "nope=3"])
+    assert "nope.en not found" in capsys.readouterr().err

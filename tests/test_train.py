@@ -13,6 +13,7 @@ from safetensors.torch import load_file, save_file
 
 from transformer import Transformer, TransformerConfig, data, train
 from transformer.pretrained import load_pretrained, weights_state
+from transformer.tokenizer import Tokenizer
 from transformer.train import loss_fn, noam_lr
 
 WORDS = {
@@ -34,7 +35,6 @@ TINY = ["--d-model", "16", "--d-ff", "32", "--n-heads", "2", "--n-layers", "2"]
 
 def write_corpus(directory: Path, seed: int = 0) -> Path:
     """A word-for-word EN->DE corpus (train, valid, lexicon) and a 100-piece SentencePiece model."""
-    from transformer.tokenizer import Tokenizer
 
     rng = random.Random(seed)
 
@@ -291,3 +291,20 @@ def test_evaluation_logs_health_and_the_health_cli_writes_it(corpus, tmp_path):
     summary = health.main(["--model", str(tmp_path / "model"), "--corpus", str(corpus), "--out", str(target)])
     assert json.loads(target.read_text()) == summary
     assert summary["split"] == "valid" and summary["health_sentences"] == 8
+
+
+def test_resume_keeps_the_runs_own_tokenizer(corpus, tmp_path):
+    """A resumed run reads OUT/spm.model, not whatever data/spm holds now (a retrained tokenizer would
+    give the weights ids they never saw), and refuses an --spm that differs from it."""
+    out = tmp_path / "run"
+    run(trainer_args(corpus, out, "--steps", "2"))
+    other = tmp_path / "other"
+    other.mkdir()
+    Tokenizer.train([corpus / "train.de"], other / "spm", vocab_size=90)
+    argv = trainer_args(corpus, out, "--steps", "3", "--resume")
+    del argv[argv.index("--spm") : argv.index("--spm") + 2]  # no --spm: the run's own
+    resumed = run(argv)
+    assert resumed.spm_path == out / "spm.model" and resumed.progress.step == 3
+    assert (out / "spm.model").read_bytes() == (corpus / "spm.model").read_bytes()
+    with pytest.raises(SystemExit, match="drop --spm"):
+        train.Trainer(train.parse_args([*argv, "--spm", str(other / "spm.model")]))

@@ -15,6 +15,7 @@ whole and rarer ones split into a few pieces, while each piece still occurs ofte
 from __future__ import annotations
 
 import argparse
+import itertools
 from collections.abc import Iterable, Iterator, Sequence
 from pathlib import Path
 
@@ -85,17 +86,21 @@ class Tokenizer:
         character_coverage: float = 0.9999,
         num_threads: int = 2,
         user_symbols: Sequence[str] = (),
+        repeat: Sequence[tuple[str | Path, int]] = (),
     ) -> Tokenizer:
         """Train a joint BPE model on the lines of ``input_paths``; writes ``<prefix>.model/.vocab``.
 
         Lines are deduplicated (repeated training pairs would only skew piece counts) and all of
         them are used in file order, without sampling or shuffling, so the result is reproducible.
         ``user_symbols`` are always kept whole as one piece (the numbers model's morphemes).
+        ``repeat`` lists ``(file, k)``: that file's lines count ``k`` times in the piece statistics
+        (once among the inputs, ``k - 1`` more passes), so everyday words of a small general-language
+        source stay whole pieces beside a large technical corpus.
         """
         prefix = Path(model_prefix)
         prefix.parent.mkdir(parents=True, exist_ok=True)
         spm.SentencePieceTrainer.train(
-            sentence_iterator=_unique_lines(input_paths),
+            sentence_iterator=itertools.chain(_unique_lines(input_paths), _extra_passes(repeat)),
             model_prefix=str(prefix),
             model_type="bpe",
             vocab_size=vocab_size,
@@ -163,6 +168,13 @@ def _unique_lines(paths: Sequence[str | Path]) -> Iterator[str]:
                     yield line
 
 
+def _extra_passes(repeat: Sequence[tuple[str | Path, int]]) -> Iterator[str]:
+    for path, k in repeat:
+        for _ in range(k - 1):
+            with open(path, encoding="utf-8") as f:
+                yield from (line.rstrip("\n") for line in f if line.strip())
+
+
 def _lexicon_sample(corpus: Path, out: Path, every: int) -> list[Path]:
     """Write every ``every``-th lexicon pair (both sides) to ``out``: enough words to shape the
     pieces of rare words and compounds, too few to let one-word entries dominate piece counts."""
@@ -184,7 +196,20 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--lexicon-every", type=int, default=3, help="lexicon sampling stride")
     parser.add_argument("--symbols", type=Path, help="file of pieces to keep whole, one per line")
     parser.add_argument("--character-coverage", type=float, default=0.9999)
+    parser.add_argument(
+        "--repeat", action="append", default=[], metavar="SOURCE=K",
+        help="count the lines of CORPUS/sources/SOURCE.en/.de K times (e.g. ding=10)",
+    )  # fmt: skip
     args = parser.parse_args(argv)
+    repeat = []
+    for item in args.repeat:
+        name, _, k = item.partition("=")
+        if not k.isdigit() or int(k) < 1:
+            parser.error(f"--repeat wants SOURCE=K with K >= 1, got {item!r}")
+        repeat += [(args.corpus / "sources" / f"{name}.{lang}", int(k)) for lang in ("en", "de")]
+    for path, _ in repeat:
+        if not path.is_file():
+            parser.error(f"--repeat: {path} not found")
 
     args.out.mkdir(parents=True, exist_ok=True)
     inputs = [args.corpus / "train.en", args.corpus / "train.de"]
@@ -194,7 +219,7 @@ def main(argv: list[str] | None = None) -> None:
     symbols = args.symbols.read_text(encoding="utf-8").split() if args.symbols else ()
     tok = Tokenizer.train(
         inputs + samples, args.out / "spm", vocab_size=args.vocab_size,
-        character_coverage=args.character_coverage, user_symbols=symbols,
+        character_coverage=args.character_coverage, user_symbols=symbols, repeat=repeat,
     )  # fmt: skip
     for path in samples:
         path.unlink()

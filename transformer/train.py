@@ -93,7 +93,10 @@ class Progress:
 def parse_args(argv=None) -> argparse.Namespace:
     p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawTextHelpFormatter)
     p.add_argument("--corpus", default="data/corpus")
-    p.add_argument("--spm", default="data/spm/spm.model")
+    p.add_argument(
+        "--spm", default=None,
+        help="SentencePiece model (default: data/spm/spm.model; on --resume, the run's own OUT/spm.model)",
+    )  # fmt: skip
     p.add_argument("--out", default="runs/base")
     # DEVIATION: compact width (paper base: d_model 512, d_ff 2048); N=6 and h=8 are kept.
     p.add_argument("--d-model", type=int, default=128)
@@ -165,7 +168,8 @@ class Trainer:
 
         from transformer.tokenizer import Tokenizer
 
-        self.tokenizer = Tokenizer.load(args.spm)
+        self.spm_path = self._tokenizer_path()
+        self.tokenizer = Tokenizer.load(self.spm_path)
         tok = self.tokenizer
         self.config = self._config(tok.vocab_size)
         self.model = Transformer(self.config)
@@ -182,6 +186,15 @@ class Trainer:
         self._load_data()
         if args.resume:
             self._load_checkpoint()
+
+    def _tokenizer_path(self) -> Path:
+        """A resumed run keeps the tokenizer it was trained with: its ids are what the weights know."""
+        a, own = self.args, self.out / "spm.model"
+        if a.resume and own.is_file():
+            if a.spm and Path(a.spm).read_bytes() != own.read_bytes():
+                raise SystemExit(f"{self.out} was trained with its own {own.name}, not {a.spm}: drop --spm")
+            return own
+        return Path(a.spm or "data/spm/spm.model")
 
     def _config(self, vocab_size: int) -> TransformerConfig:
         a = self.args
@@ -333,7 +346,8 @@ class Trainer:
         self.out.mkdir(parents=True, exist_ok=True)
         if self.rank == 0:
             self.config.save(self.out / "config.json")
-            Path(self.out / "spm.model").write_bytes(Path(a.spm).read_bytes())
+            if self.spm_path != self.out / "spm.model":
+                (self.out / "spm.model").write_bytes(self.spm_path.read_bytes())
         deadline = time.time() + a.minutes * 60 if a.minutes else math.inf
         if threading.current_thread() is threading.main_thread():
             for sig in (signal.SIGTERM, signal.SIGINT):

@@ -44,9 +44,10 @@ _ABBREVIATIONS = frozenset(
     "Jh Jhd Jhdt bzw ca vgl Nr Dr Prof St Mr Mrs Ms evtl ggf inkl sog usw etc engl lat griech".split()
 )
 _DOTTED = re.compile(r"(?:^|[\s(\"„“])(?:[^\W\d_]\.)+$")  # letters only: "2." may end a sentence
-# A German ordinal ("im 19. Jahrhundert", "am 3. Mai"): one or two digits, then one of these words.
+# A German ordinal ("im 19. Jahrhundert", "des 19. Jahrhunderts", "am 3. Mai"): one or two digits,
+# then one of these words.
 _ORDINAL_NEXT = re.compile(
-    r"(?:Jh|Jhd|Jhdt|Jahrhundert|Jahrtausend|Januar|Jänner|Februar|März|April|Mai|Juni|Juli|August"
+    r"(?:Jh|Jhd|Jhdt|Jahrhunderts?|Jahrtausends?|Januar|Jänner|Februar|März|April|Mai|Juni|Juli|August"
     r"|September|Oktober|November|Dezember)\b"
 )
 
