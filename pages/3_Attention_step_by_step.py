@@ -27,7 +27,7 @@ from ui.layout import (  # noqa: E402
 from ui.state import Selection, url_widget  # noqa: E402
 from ui.uniform import uniform_note  # noqa: E402
 from viz import steps as viz_steps  # noqa: E402
-from viz.labels import plain, token_labels  # noqa: E402
+from viz.labels import choices, token_labels  # noqa: E402
 from viz.palette import diverging_note, palette  # noqa: E402
 
 PAGE = setup()
@@ -96,10 +96,11 @@ def steps_view() -> None:
     query_options = [None, *range(len(query_labels))]
     query_key = f"steps_query_{sel.stack}_{len(query_labels)}"
     url_widget("q", query_key, None, query_options)
+    query_names = choices(query_labels)
     row = st.selectbox(
         "Follow one query through every step (framed in red)",
         query_options,
-        format_func=lambda i: "—" if i is None else plain(query_labels[i]),
+        format_func=lambda i: "—" if i is None else query_names[i],
         key=query_key,
     )
     figs = step_figures(p.lm.model_id, p.src.text, sel, row)

@@ -24,7 +24,7 @@ from ui.layout import attention_picker, for_display, fresh, require_sentence, se
 from ui.state import Selection, url_widget  # noqa: E402
 from ui.uniform import uniform_note  # noqa: E402
 from viz import multihead  # noqa: E402
-from viz.labels import plain, token_labels  # noqa: E402
+from viz.labels import choices, token_labels  # noqa: E402
 from viz.palette import diverging_note, palette  # noqa: E402
 
 PAGE = setup(snapshots=True)
@@ -127,11 +127,12 @@ def heads_view() -> None:
     token_options = [None, *range(len(q_labels))]  # None: all tokens
     token_key = "mh_token"
     url_widget("tok", token_key, first_word, token_options)
+    q_names = choices(q_labels)
     token = cols[1].selectbox(
         "Query token",
         token_options,
         key=token_key,
-        format_func=lambda i: "all tokens" if i is None else plain(q_labels[i]),
+        format_func=lambda i: "all tokens" if i is None else q_names[i],
     )
     figs = layer_figures(p.lm.model_id, p.src.text, shown, tuple(chosen_heads), token)
     with grid_place:

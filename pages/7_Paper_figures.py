@@ -26,7 +26,7 @@ from ui.layout import figure_columns, layer_slider, setup, show_figure  # noqa: 
 from ui.state import url_widget  # noqa: E402
 from ui.uniform import focus_default, focus_text, heads_by_focus, uniform_note  # noqa: E402
 from viz import paper  # noqa: E402
-from viz.labels import plain, span_label, token_labels  # noqa: E402
+from viz.labels import choices, span_label, token_labels  # noqa: E402
 
 FIGURE3 = (
     "It is in this spirit that a majority of American governments have passed new laws since 2009 "
@@ -82,9 +82,8 @@ tr3 = encoder_trace(FIGURE3)
 labels3 = token_labels(tr3.src_pieces, p.sel.pieces)
 weights3 = tr3.attention("encoder", "self", layer)  # (H, S, S)
 url_widget("q3", "paper_q3", default_position(tr3.src_pieces, "making"), list(range(len(labels3))))
-query3 = st.selectbox(
-    "Query token", range(len(labels3)), format_func=lambda i: plain(labels3[i]), key="paper_q3"
-)
+names3 = choices(labels3)
+query3 = st.selectbox("Query token", range(len(labels3)), format_func=lambda i: names3[i], key="paper_q3")
 show_figure(
     paper.figure3(weights3, labels3, query3, head_names, colors, f"Figure 3 on our model: {where}"),
     key="paper_fig3",
@@ -200,7 +199,7 @@ labels_f = token_labels(tr_f.src_pieces, p.sel.pieces)
 word_list = words(tr_f.src_pieces)
 word_texts = [w.text for w in word_list]
 # Words are named as the figures name their tokens: as written, or by position and piece.
-word_names = [span_label(labels_f, w.positions, p.sel.pieces) for w in word_list]
+word_names = choices([span_label(labels_f, w.positions, p.sel.pieces) for w in word_list])
 
 
 def _word_index(text: str, fallback: int) -> int:

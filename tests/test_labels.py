@@ -40,3 +40,12 @@ def test_the_option_is_kept_in_the_url():
     sel = parse_params({"pieces": "1"}, 6, 8)
     assert sel.pieces is True and to_params(sel)["pieces"] == "1"
     assert parse_params({"pieces": "garbage"}, 6, 8).pieces is False
+
+
+def test_choices_are_plain_and_number_repeated_words():
+    from viz.labels import choices
+
+    names = choices(token_labels(PIECES))
+    assert names == ["The", "cat (1)", "sat", "on", "the", "cat (2)", "s", "'", "cat (3)", "</s>"]
+    assert len(set(names)) == len(names)  # Streamlit tells options apart by their text
+    assert choices(token_labels(PIECES, True)) == [plain(x) for x in token_labels(PIECES, True)]

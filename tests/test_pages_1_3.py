@@ -224,3 +224,17 @@ def test_page3_clamps_too_large_layer_and_head():
     at = open_page(PAGE3, layer="99", head="99", stack="decoder", kind="cross")
     heading = at.subheader[0].value
     assert heading.startswith("decoder cross-attention, layer 6 of 6") and "head 8 of 8" in heading
+
+
+def test_page3_follows_the_first_of_a_repeated_word():
+    """Streamlit 1.67 identifies a select box option by its text: two options reading "the" were one,
+    and picking the first "the" followed the last. Repeats are numbered, and the pick holds."""
+    at = open_page(PAGE3, s="the dog saw the cat.")
+    box = next(b for b in at.selectbox if b.key.startswith("steps_query_"))
+    labels = list(box.options)  # as the reader sees them
+    assert len(set(labels)) == len(labels) and "the (1)" in labels and "the (2)" in labels
+    first = labels.index("the (1)") - 1  # options: [None, 0, 1, ...]
+    box.set_value(first)
+    at.run()
+    assert not at.exception, [e.message for e in at.exception]
+    assert next(b for b in at.selectbox if b.key.startswith("steps_query_")).value == first

@@ -14,7 +14,7 @@ import streamlit as st
 
 from viz.heatmap import as_array
 from viz.inspector import guess_reveal
-from viz.labels import plain
+from viz.labels import choices
 
 SCORE_KEY = "atlas_predict_score"
 
@@ -46,10 +46,11 @@ def predict_then_reveal(weights, query_labels: list[str], key_labels: list[str],
     if w.shape != (len(query_labels), len(key_labels)):
         raise ValueError(f"labels do not fit weights of shape {w.shape}")
     cols = st.columns(2)
+    query_names, key_names = choices(query_labels), choices(key_labels)
     query = cols[0].selectbox("Query token (the one attending)", range(len(query_labels)),
-                              format_func=lambda i: plain(query_labels[i]), key=f"{key}_query")
+                              format_func=lambda i: query_names[i], key=f"{key}_query")
     guess = cols[1].selectbox("Your guess: the key it attends to most", range(len(key_labels)),
-                              format_func=lambda j: plain(key_labels[j]), index=None,
+                              format_func=lambda j: key_names[j], index=None,
                               placeholder="pick a token", key=f"{key}_guess")
     question = _question_id(key, w[query], query_labels[query], key_labels)
     revealed = st.session_state.get(f"{key}_revealed")  # (question, guess) once revealed

@@ -9,6 +9,7 @@ one row), so a repeat carries zero-width spaces that no one sees. The piece-and-
 from __future__ import annotations
 
 import html
+from collections import Counter
 
 WORD_START = "▁"
 ZERO_WIDTH = "\u200b"  # appended to a repeated label: a distinct category that reads the same
@@ -75,6 +76,21 @@ def token_labels(pieces: list[str], show_pieces: bool = False) -> list[str]:
 def plain(label: str) -> str:
     """A label as plain text again, for widgets that show text literally (select boxes)."""
     return html.unescape(label).replace(ZERO_WIDTH, "")
+
+
+def choices(labels: list[str]) -> list[str]:
+    """Labels as a select box's options: plain text, and a text that repeats numbered by occurrence.
+
+    Streamlit tells a select box's options apart by their text, so two that read the same ("the" and
+    "the") would be one option, always the last; "the (1)" and "the (2)" are two.
+    """
+    texts = [plain(label) for label in labels]
+    repeats, seen = Counter(texts), Counter()
+    out = []
+    for text in texts:
+        seen[text] += 1
+        out.append(f"{text} ({seen[text]})" if repeats[text] > 1 else text)
+    return out
 
 
 def span_label(labels: list[str], positions, show_pieces: bool = False) -> str:
