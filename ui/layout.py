@@ -69,7 +69,7 @@ NUMBERS_DEFAULT = NUMBER_PRESETS["three hundred forty-two"]
 
 def presets() -> dict[str, str]:
     """The presets that suit the chosen model."""
-    return NUMBER_PRESETS if model_io.choice()[0] == "numbers" else PRESETS
+    return NUMBER_PRESETS if model_io.is_numbers() else PRESETS
 
 
 def _model_switched(name: str) -> None:
@@ -88,7 +88,7 @@ def _model_switched(name: str) -> None:
 def reference_for(sentence: str) -> str | None:
     """The human reference translation of a preset sentence (spacing aside), or None; for the numbers
     model, the right answer of any phrase in its grammar."""
-    if model_io.choice()[0] == "numbers":
+    if model_io.is_numbers():
         from transformer.numbers import grammar
 
         example = grammar.parse(sentence)
@@ -158,7 +158,7 @@ def setup(snapshots: bool = False) -> Page:
     src = model_io.source(sel.sentence)
     for notice in src.notices:
         st.warning(notice)
-    if model_io.choice()[0] == "numbers" and not src.empty:
+    if model_io.is_numbers() and not src.empty:
         from transformer.numbers import grammar
 
         if grammar.parse(sel.sentence) is None:
