@@ -14,7 +14,7 @@ from safetensors.torch import load_file, save_file
 from transformer import Transformer, TransformerConfig, data, train
 from transformer.pretrained import load_pretrained, weights_state
 from transformer.tokenizer import Tokenizer
-from transformer.train import loss_fn, noam_lr
+from transformer.train import cooldown_factor, loss_fn, noam_lr
 
 WORDS = {
     "the": "die",
@@ -104,6 +104,13 @@ def test_noam_lr_matches_the_closed_form_and_peaks_at_warmup(d_model, warmup):
     assert noam_lr(0, d_model, warmup) == noam_lr(1, d_model, warmup)  # step 0 is treated as 1
 
 
+def test_cooldown_factor_is_one_then_falls_linearly_to_zero():
+    assert [cooldown_factor(s, 10, 0) for s in (1, 10, 11, 10_000)] == [1.0] * 4  # no cool-down
+    assert [cooldown_factor(s, 10, 4) for s in (1, 10, 11, 12, 13, 14, 15, 99)] == [
+        1.0, 1.0, 0.75, 0.5, 0.25, 0.0, 0.0, 0.0,
+    ]  # fmt: skip
+
+
 def test_label_smoothed_loss_equals_a_hand_computation():
     eps, pad = 0.1, 0
     logits = torch.tensor([[[2.0, 0.5, -1.0, 0.0], [0.0, 1.0, 3.0, -2.0], [9.0, -9.0, 4.0, 1.0]]])
@@ -190,6 +197,17 @@ def test_resume_continues_exactly(corpus, tmp_path):
     run(trainer_args(corpus, tmp_path / "reseeded", "--steps", "8", "--resume"))
     c = checkpoint(tmp_path / "reseeded")["model"]
     assert not all(torch.equal(a["model"][k], c[k]) for k in c)
+
+
+def test_cooldown_takes_the_rate_to_zero_and_ends_the_run(corpus, tmp_path, monkeypatch):
+    rates = []
+    step = train.train_step
+    monkeypatch.setattr(train, "train_step", lambda *a, **k: rates.append(a[4]) or step(*a, **k))
+    trainer = run(trainer_args(corpus, tmp_path / "run", "--cooldown-at", "4", "--cooldown-steps", "4"))
+    assert trainer.progress.step == 8  # no --steps: the end of the cool-down stops it
+    plain = [noam_lr(s, 16, warmup=4) for s in range(1, 9)]
+    assert rates[:4] == plain[:4]
+    assert rates[4:] == pytest.approx([plain[4] * 0.75, plain[5] * 0.5, plain[6] * 0.25, 0.0])
 
 
 def test_resume_at_the_step_limit_does_nothing_more(corpus, tmp_path):

@@ -44,6 +44,17 @@ def noam_lr(step: int, d_model: int, warmup: int, scale: float = 1.0) -> float:
     return scale * d_model**-0.5 * min(step**-0.5, step * warmup**-1.5)
 
 
+# DEVIATION: an optional cool-down at the end of a run (paper: the schedule above to the last step,
+# then the last checkpoints averaged). Averaging snapshots minutes apart mixed in weights from well
+# before the end of a short CPU run; lowering the rate to zero over the last steps settles the weights
+# instead. Off unless --cooldown-at is given.
+def cooldown_factor(step: int, start: int, length: int) -> float:
+    """1 up to `start`, then falling linearly to 0 at `start + length` (1-based steps)."""
+    if not length or step <= start:
+        return 1.0
+    return max(0.0, 1.0 - (step - start) / length)
+
+
 def make_optimizer(model: torch.nn.Module) -> torch.optim.Adam:
     # lr is set by hand every step from noam_lr; the 1.0 here is never used.
     return torch.optim.Adam(model.parameters(), lr=1.0, betas=(0.9, 0.98), eps=1e-9)
@@ -118,6 +129,14 @@ def parse_args(argv=None) -> argparse.Namespace:
         default=RESIDUAL_INIT_GAIN,
         help="Xavier gain of W^V, W^O, W_1, W_2 at initialisation (1.0: plain Xavier; see model.py)",
     )
+    p.add_argument(
+        "--cooldown-at", type=int, default=0,
+        help="from this step on, take the learning rate linearly down to 0 (0: never)",
+    )  # fmt: skip
+    p.add_argument(
+        "--cooldown-steps", type=int, default=2000,
+        help="steps the cool-down lasts; the run stops when it ends",
+    )  # fmt: skip
     p.add_argument("--smoothing", type=float, default=0.1)
     p.add_argument("--lexicon-share", type=float, default=0.5)
     p.add_argument("--steps", type=int, default=0, help="stop after this many steps (0: no limit)")
@@ -299,7 +318,9 @@ class Trainer:
     def _should_stop(self, deadline: float) -> bool:
         """Whether to stop now. Under DDP every rank must agree: clocks differ, and a rank that
         stopped alone would leave the others waiting forever in the next gradient all-reduce."""
-        stop = bool(self.args.steps and self.progress.step >= self.args.steps) or time.time() > deadline
+        a, step = self.args, self.progress.step
+        stop = bool(a.steps and step >= a.steps) or time.time() > deadline
+        stop = stop or bool(a.cooldown_at and step >= a.cooldown_at + a.cooldown_steps)
         stop = stop or self.stop_requested
         if self.world > 1:
             flag = torch.tensor([float(stop)], device=self.device)
@@ -369,6 +390,8 @@ class Trainer:
                 src, tgt = (t.to(self.device) for t in data.collate(pairs, indices, self.config.pad_id))
                 t0 = time.time()
                 lr = noam_lr(p.step + 1, self.config.d_model, a.warmup, a.lr_scale)
+                if a.cooldown_at:
+                    lr *= cooldown_factor(p.step + 1, a.cooldown_at, a.cooldown_steps)
                 loss = train_step(
                     self.ddp, self.optimizer, src, tgt, lr, self.config.pad_id, a.smoothing, amp
                 )
