@@ -46,8 +46,8 @@ def noam_lr(step: int, d_model: int, warmup: int, scale: float = 1.0) -> float:
 
 # DEVIATION: an optional cool-down at the end of a run (paper: the schedule above to the last step,
 # then the last checkpoints averaged). Averaging snapshots minutes apart mixed in weights from well
-# before the end of a short CPU run; lowering the rate to zero over the last steps settles the weights
-# instead. Off unless --cooldown-at is given.
+# before the end of a short CPU run; lowering the rate to zero over the last steps is meant to settle
+# the weights instead (what it gained is in the model card). Off unless --cooldown-at is given.
 def cooldown_factor(step: int, start: int, length: int) -> float:
     """1 up to `start`, then falling linearly to 0 at `start + length` (1-based steps)."""
     if not length or step <= start:
