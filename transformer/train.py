@@ -49,8 +49,8 @@ def noam_lr(step: int, d_model: int, warmup: int, scale: float = 1.0) -> float:
 # before the end of a short CPU run; lowering the rate to zero over the last steps is meant to settle
 # the weights instead (what it gained is in the model card). Off unless --cooldown-at is given.
 def cooldown_factor(step: int, start: int, length: int) -> float:
-    """1 up to `start`, then falling linearly to 0 at `start + length` (1-based steps)."""
-    if not length or step <= start:
+    """1 up to `start`, then falling linearly to 0 at `start + length` (1-based steps); start 0: off."""
+    if not start or not length or step <= start:
         return 1.0
     return max(0.0, 1.0 - (step - start) / length)
 
@@ -390,8 +390,7 @@ class Trainer:
                 src, tgt = (t.to(self.device) for t in data.collate(pairs, indices, self.config.pad_id))
                 t0 = time.time()
                 lr = noam_lr(p.step + 1, self.config.d_model, a.warmup, a.lr_scale)
-                if a.cooldown_at:
-                    lr *= cooldown_factor(p.step + 1, a.cooldown_at, a.cooldown_steps)
+                lr *= cooldown_factor(p.step + 1, a.cooldown_at, a.cooldown_steps)
                 loss = train_step(
                     self.ddp, self.optimizer, src, tgt, lr, self.config.pad_id, a.smoothing, amp
                 )
