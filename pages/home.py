@@ -32,4 +32,4 @@ with translation:
     require_sentence(p)
     numbers = model_io.is_numbers()
     home.show_translation(model_io.translate(p.lm.model_id, p.src.text), reference_for(p.sel.sentence),
-                          numbers)  # fmt: skip
+                          numbers, model_io.decoding_words(p.lm.decoding))  # fmt: skip

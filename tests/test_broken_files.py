@@ -101,6 +101,8 @@ CASES = [
     ("tokenizer-truncated", _truncate(TOKENIZER, 0.3), (TOKENIZER,)),
     ("tokenizer-empty", _truncate(TOKENIZER, 0.0), (TOKENIZER,)),
     ("tokenizer-is-text", _write(TOKENIZER, "this is not a sentencepiece model\n"), (TOKENIZER,)),
+    ("decoding-not-json", _write("decoding.json", '{"alpha": 0.6,'), ("decoding.json",)),
+    ("decoding-impossible", _write("decoding.json", '{"beam_size": 0}'), ("decoding.json",)),
     ("directory-missing", _remove_dir, (CONFIG,)),
 ]
 
@@ -168,6 +170,16 @@ def test_missing_model_card_is_named_on_the_home_page(model_dir):
     assert at.text, "no translation shown"
     note = at.expander[0].markdown[0].value
     assert "MODEL_CARD.md" in note and "git checkout pretrained/" in note, note
+
+
+def test_a_valid_decoding_json_sets_the_beam_the_home_page_names(model_dir):
+    """Not damage: the control for the decoding.json cases. The home page says which α it searched with."""
+    (model_dir / "decoding.json").write_text('{"beam_size": 3, "alpha": 1.7}', encoding="utf-8")
+    at = run_app("app.py")
+    assert not at.exception and not at.error, [e.value for e in at.error]
+    labels = [m.value for m in at.markdown if m.value.startswith("**Beam search**")]
+    assert labels and "beam 3, length penalty α = 1.7" in labels[0], labels
+    assert "paper's: 4 and 0.6" in labels[0], labels
 
 
 @pytest.mark.parametrize(("case", "damage", "names"), CASES, ids=[c[0] for c in CASES])

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import ast
+import io
 import json
 from pathlib import Path
 
@@ -13,10 +14,13 @@ from safetensors.torch import load_file, save_file
 from transformer import Transformer, TransformerConfig
 from transformer.pretrained import (
     CONFIG_FILE,
+    DECODING_FILE,
     TIED_ALIASES,
     TOKENIZER_FILE,
     WEIGHTS_FILE,
+    Decoding,
     PretrainedError,
+    load_decoding,
     load_pretrained,
     save_model,
 )
@@ -169,25 +173,6 @@ def test_non_finite_weights_are_refused(saved, bad):
     assert "decoder.layers.1.ffn.w_2.weight" in str(err.value)
 
 
-@pytest.mark.parametrize(
-    "text",
-    [
-        "{not json",
-        "",
-        "[1, 2, 3]",
-        json.dumps({"d_model": 16, "n_heads": 3}),  # d_model not divisible by h
-        json.dumps({"d_model": 16, "colour": "blue"}),  # unknown key
-        json.dumps({"d_model": "16"}),  # wrong type
-    ],
-)
-def test_corrupt_config_names_it_and_the_fix(saved, text):
-    _, directory = saved
-    (directory / CONFIG_FILE).write_text(text, encoding="utf-8")
-    with pytest.raises(PretrainedError) as err:
-        load_pretrained(directory)
-    assert_clear_error(err, directory / CONFIG_FILE)
-
-
 def _python_files() -> list[Path]:
     skip = {".venv", "data", "runs", ".git", "node_modules", "__pycache__"}
     return [
@@ -239,3 +224,84 @@ def test_nothing_in_the_repository_unpickles():
     assert any(p.name == "train.py" for p in files)  # the walk really covers the code base
     problems = [problem for p in files for problem in _unsafe_loads(p)]
     assert not problems, "\n".join(problems)
+
+
+# ---- decoding.json: the beam size and α chosen for a model on its dev set ---------------------
+
+
+def test_without_decoding_json_the_paper_settings_apply(saved):
+    _, directory = saved
+    assert not (directory / DECODING_FILE).exists()
+    d = load_pretrained(directory).decoding
+    assert (d.beam_size, d.alpha) == (4, 0.6)  # §6.1
+    assert load_decoding(directory) == Decoding()
+
+
+def test_decoding_json_reaches_the_loaded_model(saved):
+    _, directory = saved
+    (directory / DECODING_FILE).write_text(
+        json.dumps({"beam_size": 5, "alpha": 1.25, "chosen_on": "valid"}), encoding="utf-8"
+    )
+    d = load_pretrained(directory).decoding
+    assert (d.beam_size, d.alpha, d.chosen_on) == (5, 1.25, "valid")
+
+
+CORRUPT_JSON = [
+    *((CONFIG_FILE, text) for text in (
+        "{not json",
+        "",
+        "[1, 2, 3]",
+        json.dumps({"d_model": 16, "n_heads": 3}),  # d_model not divisible by h
+        json.dumps({"d_model": 16, "colour": "blue"}),  # unknown key
+        json.dumps({"d_model": "16"}),  # wrong type
+    )),
+    *((DECODING_FILE, text) for text in (
+        "{not json",
+        "",
+        "[4, 0.6]",
+        "NaN",
+        json.dumps({"beam_size": 0}),
+        json.dumps({"beam_size": 4.5}),
+        json.dumps({"beam_size": True}),
+        json.dumps({"alpha": -1}),
+        json.dumps({"alpha": "1.0"}),
+        json.dumps({"alpha": 1e9}),
+        '{"alpha": NaN}',
+        json.dumps({"alpha": 1.0, "beam": 4}),  # unknown key
+        json.dumps({"chosen_on": ["valid"]}),
+    )),
+]  # fmt: skip
+
+
+@pytest.mark.parametrize(("name", "text"), CORRUPT_JSON)
+def test_corrupt_json_file_names_it_and_the_fix(saved, name, text):
+    _, directory = saved
+    (directory / name).write_text(text, encoding="utf-8")
+    with pytest.raises(PretrainedError) as err:
+        load_pretrained(directory)
+    assert_clear_error(err, directory / name)
+
+
+def test_the_command_line_tools_default_to_the_models_decoding(saved, monkeypatch):
+    """translate and evaluate search with the directory's beam size and α unless told otherwise."""
+    from transformer import evaluate, translate
+
+    _, directory = saved
+    (directory / DECODING_FILE).write_text(json.dumps({"beam_size": 3, "alpha": 1.5}), encoding="utf-8")
+    seen = []
+    real = translate.beam_search
+    monkeypatch.setattr(
+        translate, "beam_search", lambda m, ids, b, a, *rest: seen.append((b, a)) or real(m, ids, b, a, *rest)
+    )
+    out, err = io.StringIO(), io.StringIO()
+    for extra in ([], ["--alpha", "0.2"]):
+        assert translate.main(["--model", str(directory), *extra], io.StringIO("A house.\n"), out, err) == 0
+    assert seen == [(3, 1.5), (3, 0.2)]
+
+    corpus = directory.parent / "corpus"
+    corpus.mkdir()
+    (corpus / "tiny.en").write_text("A house.\n", encoding="utf-8")
+    (corpus / "tiny.de").write_text("Ein Haus.\n", encoding="utf-8")
+    args = ["--model", str(directory), "--corpus", str(corpus), "--split", "tiny", "--health", "0"]
+    result = evaluate.main(args)
+    assert (result["beam"]["beam_size"], result["beam"]["alpha"]) == (3, 1.5)

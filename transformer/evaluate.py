@@ -112,8 +112,8 @@ def parse_args(argv=None) -> argparse.Namespace:
         help="where SPLIT.en/.de are (default: MODEL/heldout when the model ships one, else data/corpus)",
     )  # fmt: skip
     p.add_argument("--split", default="test", help="reads CORPUS/SPLIT.en and CORPUS/SPLIT.de")
-    p.add_argument("--beam", type=int, default=4, help="beam size (0: greedy only)")
-    p.add_argument("--alpha", type=float, default=0.6, help="length penalty α")
+    p.add_argument("--beam", type=int, default=None, help="beam size (0: greedy only; default: the model's)")
+    p.add_argument("--alpha", type=float, default=None, help="length penalty α (default: the model's)")
     p.add_argument("--limit", type=int, default=0, help="only the first N sentences (0: all)")
     p.add_argument("--batch-size", type=int, default=64, help="sentences per greedy batch")
     p.add_argument("--device", default="auto")
@@ -131,9 +131,11 @@ def main(argv=None) -> dict:
     from transformer import data, pretrained
 
     args = parse_args(argv)
-    if args.beam < 0:
+    if args.beam is not None and args.beam < 0:
         raise SystemExit("--beam must be 0 (greedy only) or more")
     loaded = pretrained.load_pretrained(args.model, select_device(args.device))
+    args.beam = loaded.decoding.beam_size if args.beam is None else args.beam
+    args.alpha = loaded.decoding.alpha if args.alpha is None else args.alpha
     if not args.corpus:
         shipped = Path(args.model) / "heldout"
         args.corpus = str(shipped if shipped.is_dir() else Path("data/corpus"))

@@ -1,4 +1,5 @@
-"""Saving and loading a model directory: `config.json`, `model.safetensors`, `spm.model`.
+"""Saving and loading a model directory: `config.json`, `model.safetensors`, `spm.model`, and
+optionally `decoding.json` (the beam size and length penalty chosen for these weights on the dev set).
 
 Weights are stored with safetensors (never pickle). The three uses of the shared embedding matrix
 are stored once, under `src_embed.lut.weight`. Every problem with a file raises `PretrainedError`,
@@ -9,7 +10,8 @@ from __future__ import annotations
 
 import hashlib
 import json
-from dataclasses import dataclass
+import math
+from dataclasses import dataclass, field
 from pathlib import Path
 
 import torch
@@ -22,6 +24,7 @@ from transformer.model import Transformer
 CONFIG_FILE = "config.json"
 WEIGHTS_FILE = "model.safetensors"
 TOKENIZER_FILE = "spm.model"
+DECODING_FILE = "decoding.json"
 SNAPSHOT_DIR = "snapshots"  # weights from earlier training steps (the numbers model ships some)
 RESTORE_HINT = (
     "restore the shipped files with `git checkout -- pretrained/` "
@@ -40,12 +43,23 @@ class PretrainedError(RuntimeError):
 
 
 @dataclass(frozen=True)
+class Decoding:
+    """How a model's translations are searched for: beam size and length penalty α (§6.1: 4 and 0.6)."""
+
+    beam_size: int = 4
+    alpha: float = 0.6
+    chosen_on: str = "the paper's values (§6.1)"
+
+
+@dataclass(frozen=True)
 class LoadedModel:
-    """A ready model in eval mode, its tokenizer, and an id that changes with the weights."""
+    """A ready model in eval mode, its tokenizer, an id that changes with the weights, and the
+    decoding settings that go with them."""
 
     model: Transformer
     tokenizer: object  # transformer.tokenizer.Tokenizer (imported lazily: sentencepiece optional)
     model_id: str
+    decoding: Decoding = field(default_factory=Decoding)
 
 
 def file_sha256(path: str | Path) -> str:
@@ -81,6 +95,32 @@ def load_config(directory: str | Path) -> TransformerConfig:
         return TransformerConfig.from_dict(json.loads(path.read_text(encoding="utf-8")))
     except (ValueError, TypeError, UnicodeDecodeError) as err:
         raise PretrainedError(path, f"not a valid model config ({err})") from err
+
+
+# DEVIATION: the paper chose beam 4 and α = 0.6 "after experimentation on the development set"
+# (§6.1). We do the same for our weights: a model directory may say in decoding.json what its own dev
+# sweep chose (the shipped model's sweep is in its model card). Without the file, the paper's values.
+def load_decoding(directory: str | Path) -> Decoding:
+    """The directory's `decoding.json`, or the paper's beam 4 and α = 0.6 when it has none."""
+    path = Path(directory) / DECODING_FILE
+    if not path.is_file():
+        return Decoding()
+    try:
+        values = json.loads(path.read_text(encoding="utf-8"))
+    except (ValueError, UnicodeDecodeError) as err:
+        raise PretrainedError(path, f"not valid JSON ({err})") from err
+    if not isinstance(values, dict) or set(values) - {"beam_size", "alpha", "chosen_on"}:
+        raise PretrainedError(path, 'expected {"beam_size": int, "alpha": number, "chosen_on": text}')
+    beam, alpha = values.get("beam_size", 4), values.get("alpha", 0.6)
+    if isinstance(beam, bool) or not isinstance(beam, int) or not 1 <= beam <= 16:
+        raise PretrainedError(path, f"beam_size must be a whole number from 1 to 16, not {beam!r}")
+    number = isinstance(alpha, int | float) and not isinstance(alpha, bool)
+    if not number or not (math.isfinite(alpha) and 0 <= alpha <= 5):
+        raise PretrainedError(path, f"alpha must be a number from 0 to 5, not {alpha!r}")
+    chosen_on = values.get("chosen_on", "")
+    if not isinstance(chosen_on, str):
+        raise PretrainedError(path, f"chosen_on must be text, not {chosen_on!r}")
+    return Decoding(beam, float(alpha), chosen_on or "not stated")
 
 
 def load_weights(model: Transformer, path: str | Path) -> None:
@@ -134,6 +174,7 @@ def load_pretrained(
 
     directory = Path(directory)
     config = load_config(directory)
+    decoding = load_decoding(directory)
     model = Transformer(config)
     weights = directory / WEIGHTS_FILE if snapshot is None else snapshot_file(directory, snapshot)
     load_weights(model, weights)
@@ -148,4 +189,4 @@ def load_pretrained(
             f"tokenizer has {tokenizer.vocab_size} pieces but config.json says {config.vocab_size}",
         )
     model.to(device).eval()
-    return LoadedModel(model, tokenizer, file_sha256(weights)[:16])
+    return LoadedModel(model, tokenizer, file_sha256(weights)[:16], decoding)

@@ -2,7 +2,7 @@
 
     python -m transformer.samples --model pretrained --split test --n 10
 
-Translates the first N sentences of a corpus split with beam search (4, α = 0.6), traces each
+Translates the first N sentences of a corpus split with beam search (the model's beam size and α), traces each
 translation, and prints a Markdown table: English, the model's German, the reference, and the
 alignment screen of the last decoder layer's cross-attention averaged over the heads
 (`transformer.analysis.decoding.cross_alignment`). The screen only flags candidates: the card
@@ -60,7 +60,8 @@ def main(argv=None) -> str:
     args = p.parse_args(argv)
     loaded = pretrained.load_pretrained(args.model)
     sources, references = data.read_parallel(Path(args.corpus) / args.split)
-    text = markdown(sample_rows(loaded, sources[: args.n], references[: args.n]))
+    d = loaded.decoding
+    text = markdown(sample_rows(loaded, sources[: args.n], references[: args.n], d.beam_size, d.alpha))
     print(text)
     return text
 

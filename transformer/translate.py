@@ -1,6 +1,7 @@
 """Translate English to German from the command line: one sentence per line in, one line out.
 
     echo "The house is small." | python -m transformer.translate --beam 4
+    (beam size and length penalty default to the model's own, from its decoding.json)
     python -m transformer.translate --model pretrained < sentences.en > sentences.de
 
 Output line n always belongs to input line n. A line that cannot be translated (empty after cleaning,
@@ -53,8 +54,8 @@ def translate_stream(
 def parse_args(argv=None) -> argparse.Namespace:
     p = argparse.ArgumentParser(description="English sentences on stdin, German on stdout.")
     p.add_argument("--model", default="pretrained", help="model directory (config, weights, spm.model)")
-    p.add_argument("--beam", type=int, default=4, help="beam size (1: greedy)")
-    p.add_argument("--alpha", type=float, default=0.6, help="length penalty α")
+    p.add_argument("--beam", type=int, default=None, help="beam size (1: greedy; default: the model's)")
+    p.add_argument("--alpha", type=float, default=None, help="length penalty α (default: the model's)")
     p.add_argument("--device", default="auto")
     return p.parse_args(argv)
 
@@ -65,7 +66,7 @@ def main(argv=None, stdin: TextIO | None = None, stdout: TextIO | None = None, s
 
     args = parse_args(argv)
     err = stderr or sys.stderr
-    if args.beam < 1:
+    if args.beam is not None and args.beam < 1:
         print("--beam must be at least 1", file=err)
         return 2
     try:
@@ -73,11 +74,13 @@ def main(argv=None, stdin: TextIO | None = None, stdout: TextIO | None = None, s
     except pretrained.PretrainedError as e:
         print(e, file=err)
         return 1
+    beam = loaded.decoding.beam_size if args.beam is None else args.beam
+    alpha = loaded.decoding.alpha if args.alpha is None else args.alpha
     # Undecodable bytes become U+FFFD instead of raising halfway through the input.
     lines = stdin or io.TextIOWrapper(sys.stdin.buffer, encoding="utf-8", errors="replace")
     out = stdout or io.TextIOWrapper(sys.stdout.buffer, encoding="utf-8", line_buffering=True)
     try:
-        translate_stream(loaded.model, loaded.tokenizer, lines, out, err, args.beam, args.alpha)
+        translate_stream(loaded.model, loaded.tokenizer, lines, out, err, beam, alpha)
     except BrokenPipeError:  # the reader went away (e.g. `| head`): stop quietly
         os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())  # no second error at exit
     return 0

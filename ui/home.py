@@ -27,15 +27,18 @@ ARCHITECTURE = [
 ]
 
 
-def show_translation(result: dict, reference: str | None = None, numbers: bool = False) -> None:
+def show_translation(
+    result: dict, reference: str | None = None, numbers: bool = False, beam_words: str = "beam 4"
+) -> None:
     """The model's greedy and beam translations; beside them a human `reference` when there is one
-    (for the numbers model: the right answer, which its grammar knows)."""
+    (for the numbers model: the right answer, which its grammar knows). `beam_words` says how the beam
+    search was set (`ui.model.decoding_words`)."""
     st.subheader("Translation")
     cols = st.columns(3 if reference else 2)
     greedy = result["greedy"]
     cols[0].markdown("**Greedy** (most likely token at each step)")
     cols[0].text(greedy["text"] if greedy else "")
-    cols[1].markdown("**Beam search** (beam 4, length penalty α = 0.6, as in the paper)")
+    cols[1].markdown(f"**Beam search** ({beam_words})")
     best = result["beam"][0] if result["beam"] else None
     cols[1].text(best["text"] if best else "")
     if reference and numbers:

@@ -17,7 +17,7 @@ from transformer import hooks
 from transformer.decoding import Hypothesis, beam_search, default_max_len, greedy_decode
 from transformer.device import select_device
 from transformer.inputs import Source, encode_source
-from transformer.pretrained import LoadedModel, PretrainedError, load_pretrained, snapshot_steps
+from transformer.pretrained import Decoding, LoadedModel, PretrainedError, load_pretrained, snapshot_steps
 from transformer.trace import Trace, run_trace
 from ui.frame import CHOICE_KEY, DEFAULT_MODEL, MODELS
 
@@ -144,11 +144,16 @@ def greedy(model_id: str, sentence: str, ablate: tuple = ()) -> dict | None:
 
 
 @st.cache_data(max_entries=256, show_spinner=False)
-def beam(model_id: str, sentence: str, beam_size: int = 4, alpha: float = 0.6, ablate: tuple = ()) -> list:
-    """Beam-search candidates of `sentence`, best first (empty when the sentence is empty)."""
+def beam(
+    model_id: str, sentence: str, beam_size: int | None = None, alpha: float | None = None, ablate: tuple = ()
+) -> list:
+    """Beam-search candidates of `sentence`, best first (empty when the sentence is empty); beam size
+    and α default to the model's own (`LoadedModel.decoding`)."""
     lm, src = by_id(model_id), source(sentence, model_id)
     if src.empty:
         return []
+    beam_size = lm.decoding.beam_size if beam_size is None else beam_size
+    alpha = lm.decoding.alpha if alpha is None else alpha
     with _ablated(ablate):
         hyps = beam_search(lm.model, src.ids, beam_size=beam_size, alpha=alpha,
                            max_len=_max_len(lm, len(src.ids)))
@@ -156,11 +161,20 @@ def beam(model_id: str, sentence: str, beam_size: int = 4, alpha: float = 0.6, a
 
 
 def translate(
-    model_id: str, sentence: str, beam_size: int = 4, alpha: float = 0.6, ablate: tuple = ()
+    model_id: str, sentence: str, beam_size: int | None = None, alpha: float | None = None, ablate: tuple = ()
 ) -> dict:
     """Greedy and beam translations of `sentence`: {'greedy': dict | None, 'beam': [dict, …]}."""
     return {"greedy": greedy(model_id, sentence, ablate),
             "beam": beam(model_id, sentence, beam_size, alpha, ablate)}
+
+
+def decoding_words(d: Decoding) -> str:
+    """The beam settings in words, e.g. "beam 4, length penalty α = 0.6, as in the paper"."""
+    paper = Decoding()
+    said = f"beam {d.beam_size}, length penalty α = {d.alpha:g}"
+    if (d.beam_size, d.alpha) == (paper.beam_size, paper.alpha):
+        return f"{said}, as in the paper"
+    return f"{said}, chosen for this model on its development set as the paper did (the paper's: 4 and 0.6)"
 
 
 def _as_dict(lm: LoadedModel, hyp: Hypothesis) -> dict:
