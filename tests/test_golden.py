@@ -31,11 +31,17 @@ def test_weights_checksum_matches_the_model_card():
     assert GOLDEN["sha256"] == match.group(1)
 
 
+def test_golden_beams_were_searched_with_the_shipped_decoding(shipped):
+    """The beam outputs below belong to one beam size and α: those of pretrained/decoding.json."""
+    d = shipped.decoding
+    assert (GOLDEN["beam_size"], GOLDEN["alpha"]) == (d.beam_size, d.alpha)
+
+
 @pytest.mark.parametrize("case", GOLDEN["sentences"], ids=lambda c: c["en"][:30])
 def test_fixed_sentences_translate_to_committed_outputs(shipped, case):
     src = encode_source(shipped.tokenizer, case["en"])
     greedy = greedy_decode(shipped.model, src.ids)
-    beam = beam_search(shipped.model, src.ids, beam_size=4, alpha=0.6)[0]
+    beam = beam_search(shipped.model, src.ids, beam_size=GOLDEN["beam_size"], alpha=GOLDEN["alpha"])[0]
     assert shipped.tokenizer.decode(greedy.ids) == case["greedy"]
     assert shipped.tokenizer.decode(beam.ids) == case["beam"]
 
