@@ -241,7 +241,7 @@ st.markdown(
     "The paper instead keeps the **4 best partial translations** (beam size 4) at every step and, at the "
     "end, ranks the finished ones by log-probability divided by a length penalty ((5 + length) / 6)^α "
     "with α = 0.6, so that longer translations are not unfairly punished for having more factors below 1. "
-    f"This model: {model_io.decoding_words(PAGE.lm.decoding)}."
+    f"This model: {model_io.decoding_words(PAGE.lm.decoding, how=True)}."
 )
 result = model_io.translate(PAGE.lm.model_id, PAGE.src.text)
 if result["beam"]:

@@ -134,8 +134,7 @@ def main(argv=None) -> dict:
     if args.beam is not None and args.beam < 0:
         raise SystemExit("--beam must be 0 (greedy only) or more")
     loaded = pretrained.load_pretrained(args.model, select_device(args.device))
-    args.beam = loaded.decoding.beam_size if args.beam is None else args.beam
-    args.alpha = loaded.decoding.alpha if args.alpha is None else args.alpha
+    d = loaded.decoding.override(args.beam, args.alpha)
     if not args.corpus:
         shipped = Path(args.model) / "heldout"
         args.corpus = str(shipped if shipped.is_dir() else Path("data/corpus"))
@@ -143,7 +142,7 @@ def main(argv=None) -> dict:
     if args.limit:
         sources, references = sources[: args.limit], references[: args.limit]
     result = evaluate(
-        loaded.model, loaded.tokenizer, sources, references, args.beam, args.alpha, args.batch_size
+        loaded.model, loaded.tokenizer, sources, references, d.beam_size, d.alpha, args.batch_size
     )
     result = {
         "model": str(args.model),

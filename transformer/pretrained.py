@@ -11,7 +11,7 @@ from __future__ import annotations
 import hashlib
 import json
 import math
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 import torch
@@ -49,6 +49,13 @@ class Decoding:
     beam_size: int = 4
     alpha: float = 0.6
     chosen_on: str = "the paper's values (§6.1)"
+
+    def override(self, beam_size: int | None = None, alpha: float | None = None) -> Decoding:
+        """These settings with whatever a caller gave explicitly (None: keep the model's)."""
+        return replace(
+            self, beam_size=self.beam_size if beam_size is None else beam_size,
+            alpha=self.alpha if alpha is None else alpha,
+        )  # fmt: skip
 
 
 @dataclass(frozen=True)

@@ -74,13 +74,12 @@ def main(argv=None, stdin: TextIO | None = None, stdout: TextIO | None = None, s
     except pretrained.PretrainedError as e:
         print(e, file=err)
         return 1
-    beam = loaded.decoding.beam_size if args.beam is None else args.beam
-    alpha = loaded.decoding.alpha if args.alpha is None else args.alpha
+    d = loaded.decoding.override(args.beam, args.alpha)
     # Undecodable bytes become U+FFFD instead of raising halfway through the input.
     lines = stdin or io.TextIOWrapper(sys.stdin.buffer, encoding="utf-8", errors="replace")
     out = stdout or io.TextIOWrapper(sys.stdout.buffer, encoding="utf-8", line_buffering=True)
     try:
-        translate_stream(loaded.model, loaded.tokenizer, lines, out, err, beam, alpha)
+        translate_stream(loaded.model, loaded.tokenizer, lines, out, err, d.beam_size, d.alpha)
     except BrokenPipeError:  # the reader went away (e.g. `| head`): stop quietly
         os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())  # no second error at exit
     return 0

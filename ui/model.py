@@ -152,10 +152,9 @@ def beam(
     lm, src = by_id(model_id), source(sentence, model_id)
     if src.empty:
         return []
-    beam_size = lm.decoding.beam_size if beam_size is None else beam_size
-    alpha = lm.decoding.alpha if alpha is None else alpha
+    d = lm.decoding.override(beam_size, alpha)
     with _ablated(ablate):
-        hyps = beam_search(lm.model, src.ids, beam_size=beam_size, alpha=alpha,
+        hyps = beam_search(lm.model, src.ids, beam_size=d.beam_size, alpha=d.alpha,
                            max_len=_max_len(lm, len(src.ids)))
     return [_as_dict(lm, h) for h in hyps]
 
@@ -168,13 +167,15 @@ def translate(
             "beam": beam(model_id, sentence, beam_size, alpha, ablate)}
 
 
-def decoding_words(d: Decoding) -> str:
-    """The beam settings in words, e.g. "beam 4, length penalty α = 0.6, as in the paper"."""
+def decoding_words(d: Decoding, how: bool = False) -> str:
+    """The beam settings in words, e.g. "beam 4, length penalty α = 0.6, as in the paper"; with `how`,
+    also how they were chosen (`chosen_on` of the model's decoding.json)."""
     paper = Decoding()
     said = f"beam {d.beam_size}, length penalty α = {d.alpha:g}"
     if (d.beam_size, d.alpha) == (paper.beam_size, paper.alpha):
         return f"{said}, as in the paper"
-    return f"{said}, chosen for this model on its development set as the paper did (the paper's: 4 and 0.6)"
+    said = f"{said}, chosen for this model on its development set as the paper did (the paper's: 4 and 0.6)"
+    return f"{said}. How: {d.chosen_on}" if how else said
 
 
 def _as_dict(lm: LoadedModel, hyp: Hypothesis) -> dict:
