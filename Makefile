@@ -6,7 +6,7 @@ STAMP := $(VENV)/.installed
 DEV_STAMP := $(VENV)/.installed-dev
 PORT ?= 8501
 
-.PHONY: run test lint format data tokenizer train train-numbers export bench browser-deps screenshots clean
+.PHONY: run test test-cuda lint format data tokenizer train train-numbers export bench browser-deps screenshots clean
 
 # The first install is quiet but long: say what it is doing, then show pip's own messages only on error.
 $(STAMP): requirements.txt
@@ -35,6 +35,9 @@ browser-deps:  ## Debian's Chromium for the real-browser tests (Playwright drive
 test: $(DEV_STAMP) browser-deps  ## install everything and run the tests
 	$(PY) -m ruff check .
 	$(PY) -m pytest -q --durations=15
+
+test-cuda: $(DEV_STAMP)  ## model, decoding, trace and a training step on the GPU vs the CPU (needs a CUDA build of torch)
+	$(PY) -m pytest -q tests/test_device.py --device cuda
 
 screenshots: $(DEV_STAMP) browser-deps  ## regenerate the README's docs/screenshots/*.png (headless Chromium)
 	$(PY) tools/screenshots.py

@@ -1,4 +1,5 @@
-"""Shared fixtures: a tiny seeded model small enough for every test to run in milliseconds."""
+"""Shared fixtures: a tiny seeded model small enough for every test to run in milliseconds, and the
+`--device` switch that tests/test_device.py runs the model, decoding, trace and training step on."""
 
 from __future__ import annotations
 
@@ -6,6 +7,24 @@ import pytest
 import torch
 
 from transformer import Transformer, TransformerConfig
+
+
+def pytest_addoption(parser):
+    parser.addoption(
+        "--device",
+        default="cpu",
+        choices=["cpu", "cuda"],
+        help="where tests/test_device.py puts the model (compared with the same model on the CPU)",
+    )
+
+
+@pytest.fixture(scope="session")
+def device(request) -> torch.device:
+    """The device named by --device; asking for CUDA where there is none is an error, not a skip."""
+    name = request.config.getoption("--device")
+    if name == "cuda" and not torch.cuda.is_available():
+        pytest.fail("--device cuda was given but torch.cuda.is_available() is False")
+    return torch.device(name)
 
 
 @pytest.fixture
