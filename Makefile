@@ -5,6 +5,9 @@ PY := $(VENV)/bin/python
 STAMP := $(VENV)/.installed
 DEV_STAMP := $(VENV)/.installed-dev
 PORT ?= 8501
+# The step the shipped weights were trained to (pretrained/MODEL_CARD.md): `make train` goes on with
+# the learning-rate schedule from there instead of warming up to the peak rate again.
+SHIPPED_STEP := 77000
 
 .PHONY: run test test-cuda lint format data tokenizer train train-numbers export bench browser-deps screenshots clean
 
@@ -55,7 +58,7 @@ data: $(STAMP)  ## build the EN-DE corpus from Debian packages and train the tok
 train: $(STAMP)  ## continue training from the shipped weights (see pretrained/MODEL_CARD.md)
 	@test -f data/spm/spm.model || $(MAKE) data
 	$(PY) -m transformer.train --out runs/base --resume || \
-	  $(PY) -m transformer.train --out runs/base --init pretrained --spm pretrained/spm.model
+	  $(PY) -m transformer.train --out runs/base --init pretrained --spm pretrained/spm.model --start-step $(SHIPPED_STEP)
 
 train-numbers: $(STAMP)  ## retrain the numbers model from scratch into pretrained/numbers (~16 min on 2 cores)
 	$(PY) -m transformer.numbers.train --out pretrained/numbers

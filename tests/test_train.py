@@ -210,6 +210,23 @@ def test_cooldown_takes_the_rate_to_zero_and_ends_the_run(corpus, tmp_path, monk
     assert rates[4:] == pytest.approx([plain[4] * 0.75, plain[5] * 0.5, plain[6] * 0.25, 0.0])
 
 
+def test_init_with_start_step_goes_on_with_the_schedule_from_that_step(corpus, tmp_path, monkeypatch):
+    out = tmp_path / "first"
+    run(trainer_args(corpus, out, "--steps", "3"))
+    train.main(["--out", str(out), "--export", str(tmp_path / "model"), "--keep-snapshots", "1"])
+    rates = []
+    step = train.train_step
+    monkeypatch.setattr(train, "train_step", lambda *a, **k: rates.append(a[4]) or step(*a, **k))
+    more = ["--init", str(tmp_path / "model"), "--start-step", "3"]
+    more += ["--cooldown-at", "3", "--cooldown-steps", "4"]
+    trainer = run(trainer_args(corpus, tmp_path / "second", *more))
+    assert trainer.progress.step == 7  # steps 4..7, then the cool-down ends the run
+    plain = [noam_lr(s, 16, warmup=4) for s in range(4, 8)]
+    assert rates == pytest.approx([plain[0] * 0.75, plain[1] * 0.5, plain[2] * 0.25, 0.0])
+    with pytest.raises(SystemExit, match="--init"):
+        train.Trainer(train.parse_args(trainer_args(corpus, tmp_path / "x", "--start-step", "3")))
+
+
 def test_resume_at_the_step_limit_does_nothing_more(corpus, tmp_path):
     run(trainer_args(corpus, tmp_path / "run", "--steps", "3"))
     before = checkpoint(tmp_path / "run")["model"]

@@ -163,6 +163,11 @@ def parse_args(argv=None) -> argparse.Namespace:
     p.add_argument("--seed", type=int, default=1)
     p.add_argument("--resume", action="store_true", help="continue from OUT/checkpoint.pt")
     p.add_argument("--init", default="", help="start from the weights of a model directory")
+    p.add_argument(
+        "--start-step", type=int, default=0,
+        help="with --init: the step those weights were trained to, so the learning-rate schedule "
+        "goes on from there instead of warming up again (the optimiser's moments start at zero)",
+    )  # fmt: skip
     p.add_argument("--export", default="", help="average the last snapshots into this directory")
     return p.parse_args(argv)
 
@@ -199,7 +204,9 @@ class Trainer:
             pretrained.load_weights(self.model, Path(args.init) / pretrained.WEIGHTS_FILE)
         self.ddp = torch.nn.parallel.DistributedDataParallel(self.model) if self.world > 1 else self.model
         self.optimizer = make_optimizer(self.model)
-        self.progress = Progress()
+        self.progress = Progress(step=args.start_step if args.init else 0)
+        if args.start_step and not args.init:
+            raise SystemExit("--start-step continues the schedule of --init weights: give --init too")
         self.stop_requested = False  # set by SIGTERM/SIGINT: stop after this step, checkpoint saved
         self.milestones = {int(s) for s in args.milestones.split(",") if s.strip()}
         self._load_data()
