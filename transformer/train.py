@@ -176,6 +176,8 @@ class Trainer:
     """One training run: data, model, optimiser, the loop, evaluation, checkpoints."""
 
     def __init__(self, args: argparse.Namespace) -> None:
+        if args.start_step and not args.init:
+            raise SystemExit("--start-step continues the schedule of --init weights: give --init too")
         self.args = args
         self.out = Path(args.out)
         self.world = int(os.environ.get("WORLD_SIZE", "1"))
@@ -204,9 +206,7 @@ class Trainer:
             pretrained.load_weights(self.model, Path(args.init) / pretrained.WEIGHTS_FILE)
         self.ddp = torch.nn.parallel.DistributedDataParallel(self.model) if self.world > 1 else self.model
         self.optimizer = make_optimizer(self.model)
-        self.progress = Progress(step=args.start_step if args.init else 0)
-        if args.start_step and not args.init:
-            raise SystemExit("--start-step continues the schedule of --init weights: give --init too")
+        self.progress = Progress(step=args.start_step)
         self.stop_requested = False  # set by SIGTERM/SIGINT: stop after this step, checkpoint saved
         self.milestones = {int(s) for s in args.milestones.split(",") if s.strip()}
         self._load_data()
