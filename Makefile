@@ -52,19 +52,19 @@ format: $(DEV_STAMP)
 	$(PY) -m ruff format .
 
 data: $(STAMP)  ## build the EN-DE corpus from Debian packages and train the tokenizer
-	$(PY) -m transformer.corpus.build --out data/corpus --per-source
+	$(PY) -m corpus.build --out data/corpus --per-source
 	$(PY) -m transformer.tokenizer --corpus data/corpus --out data/spm --vocab-size 8000 --repeat ding=10
 
 train: $(STAMP)  ## continue training from the shipped weights (see pretrained/MODEL_CARD.md)
 	@test -f data/spm/spm.model || $(MAKE) data
-	$(PY) -m transformer.train --out runs/base --resume || \
-	  $(PY) -m transformer.train --out runs/base --init pretrained --spm pretrained/spm.model --start-step $(SHIPPED_STEP)
+	$(PY) -m training.train --out runs/base --resume || \
+	  $(PY) -m training.train --out runs/base --init pretrained --spm pretrained/spm.model --start-step $(SHIPPED_STEP)
 
 train-numbers: $(STAMP)  ## retrain the numbers model from scratch into pretrained/numbers (~16 min on 2 cores)
-	$(PY) -m transformer.numbers.train --out pretrained/numbers
+	$(PY) -m training.numbers.train --out pretrained/numbers
 
 export: $(STAMP)
-	$(PY) -m transformer.train --out runs/base --export pretrained
+	$(PY) -m training.train --out runs/base --export pretrained
 
 bench: $(DEV_STAMP)
 	$(PY) bench/forward.py

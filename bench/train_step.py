@@ -2,7 +2,7 @@
 
 Compares plain eager PyTorch with `torch.compile` (Inductor, dynamic shapes, since token-based batches
 change shape every step) and with bf16 autocast, on the shipped configuration and a realistic batch
-(~4,000 target tokens, sentences of mixed length as `transformer.data.make_batches` makes them).
+(~4,000 target tokens, sentences of mixed length as `training.data.make_batches` makes them).
 Compile time is reported apart from the steady-state speed.
 
 Run: `.venv/bin/python bench/train_step.py [--threads N] [--steps N] [--modes eager,compile,bf16]`.
@@ -22,8 +22,8 @@ import torch
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
+from training.train import loss_fn, make_optimizer  # noqa: E402
 from transformer import Transformer, TransformerConfig  # noqa: E402
-from transformer.train import loss_fn, make_optimizer  # noqa: E402
 
 SHAPES = [(128, 30), (96, 41), (160, 24), (64, 62), (112, 35)]  # (sentences, tokens): ~4,000 each
 

@@ -41,7 +41,7 @@ def test_bad_shapes_are_refused():
 
 def test_samples_command_prints_one_row_per_sentence(tmp_path, capsys):
     """The card's sample table, on the shipped model and a two-line corpus written here."""
-    from transformer import samples
+    from training import samples
 
     (tmp_path / "mini.en").write_text("The house is small.\nI like it.\n", encoding="utf-8")
     (tmp_path / "mini.de").write_text("Das Haus ist klein.\nMir gefällt es.\n", encoding="utf-8")

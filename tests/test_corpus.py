@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from transformer.corpus import build, ding, lo_help, mallard, mo, splits, table, text
+from corpus import build, ding, lo_help, mallard, mo, splits, table, text
 
 FIXTURES = Path(__file__).parent / "fixtures" / "corpus" / "raw"
 DING_FILE = FIXTURES / "usr/share/trans/de-en"
@@ -298,7 +298,7 @@ def test_build_writes_aligned_disjoint_deterministic_files(raw_tree, tmp_path):
 
 
 def test_report_tables_list_every_source_with_its_counts():
-    from transformer.corpus import report
+    from corpus import report
 
     stats = {
         "sources": {

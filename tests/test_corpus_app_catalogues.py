@@ -8,8 +8,8 @@ from pathlib import Path
 
 import pytest
 
-from transformer.corpus import app_catalogues, build, mo, qm, table
-from transformer.corpus.text import clean_pairs
+from corpus import app_catalogues, build, mo, qm, table
+from corpus.text import clean_pairs
 
 LOCALE = "usr/share/locale/{}/LC_MESSAGES/{}.mo"
 

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from transformer.corpus import doc_packages, doc_text, docbook, docs_sources, groff, html_blocks, mallard
+from corpus import doc_packages, doc_text, docbook, docs_sources, groff, html_blocks, mallard
 
 FIXTURES = Path(__file__).parent / "fixtures" / "corpus_docs"
 SHARE = FIXTURES / "usr/share"

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from transformer.corpus import build, splits, table, text
-from transformer.corpus.text import (
+from corpus import build, splits, table, text
+from corpus.text import (
     clean_pairs,
     has_placeholder,
     plausible_chars,

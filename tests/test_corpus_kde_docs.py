@@ -14,7 +14,7 @@ from pathlib import Path
 
 import pytest
 
-from transformer.corpus import kde_docs
+from corpus import kde_docs
 
 FIXTURES = Path(__file__).parent / "fixtures" / "corpus_kde_docs"
 EN = (FIXTURES / "en.cache.html").read_text(encoding="utf-8")

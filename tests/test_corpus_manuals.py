@@ -1,4 +1,4 @@
-"""The KiCad and GnuCash manual sources (``transformer.corpus.manuals``).
+"""The KiCad and GnuCash manual sources (``corpus.manuals``).
 
 The parsers run on ``tests/fixtures/corpus_manuals``: made-up pages in the shape of the real ones
 (Asciidoctor HTML for KiCad, chunked DocBook HTML for GnuCash); nothing is downloaded.
@@ -10,7 +10,7 @@ import math
 from fnmatch import fnmatch
 from pathlib import Path
 
-from transformer.corpus import manuals
+from corpus import manuals
 
 FIXTURES = Path(__file__).parent / "fixtures" / "corpus_manuals"
 KICAD = FIXTURES / manuals.KICAD_HELP

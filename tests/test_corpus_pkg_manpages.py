@@ -10,7 +10,7 @@ import fnmatch
 import gzip
 from pathlib import Path
 
-from transformer.corpus import doc_packages, groff, groff_prepare, pkg_manpages, table
+from corpus import doc_packages, groff, groff_prepare, pkg_manpages, table
 
 EN_PAGE = r""".\" A made-up page in the shape of DocBook's man output.
 .ie \n(.g .ds Aq \(aq

@@ -9,8 +9,8 @@ from pathlib import Path
 
 import pytest
 
-from transformer.corpus import build, ddtp, dep11, games, mallard, mo, qm, table
-from transformer.corpus.text import clean_pairs
+from corpus import build, ddtp, dep11, games, mallard, mo, qm, table
+from corpus.text import clean_pairs
 
 # ---- Qt .qm ------------------------------------------------------------------------------------
 

@@ -9,8 +9,8 @@ from pathlib import Path
 
 import pytest
 
-from transformer.corpus import build, mediawiki, skycultures
-from transformer.corpus.text import clean_pairs
+from corpus import build, mediawiki, skycultures
+from corpus.text import clean_pairs
 
 # ---- MediaWiki JSON messages --------------------------------------------------------------------
 

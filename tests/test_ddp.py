@@ -20,7 +20,8 @@ WORKER = """
 import sys
 import torch.distributed as dist
 from safetensors.torch import save_file
-from transformer import pretrained, train
+from training import train
+from transformer import pretrained
 
 trainer = train.Trainer(train.parse_args(sys.argv[1:]))
 out = trainer.out

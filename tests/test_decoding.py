@@ -8,6 +8,8 @@ import math
 import pytest
 import torch
 
+from training.evaluate import evaluate
+from training.train import loss_fn, make_optimizer, noam_lr
 from transformer import Transformer, TransformerConfig
 from transformer.decoding import (
     Hypothesis,
@@ -17,8 +19,6 @@ from transformer.decoding import (
     greedy_decode_batch,
     length_penalty,
 )
-from transformer.evaluate import evaluate
-from transformer.train import loss_fn, make_optimizer, noam_lr
 
 PAD, BOS, EOS = 0, 2, 3
 A, B, C = 4, 5, 6  # plain tokens of the scripted model

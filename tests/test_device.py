@@ -15,12 +15,12 @@ from pathlib import Path
 import pytest
 import torch
 
+from training.train import make_optimizer, train_step
 from transformer import Transformer, TransformerConfig
 from transformer.decoding import beam_translate, greedy_translate
 from transformer.inputs import encode_source
 from transformer.pretrained import load_pretrained
 from transformer.trace import run_trace
-from transformer.train import make_optimizer, train_step
 
 ROOT = Path(__file__).resolve().parents[1]
 SENTENCES = [

@@ -11,7 +11,7 @@ from __future__ import annotations
 import pytest
 import torch
 
-from transformer.training import toy
+from training import toy
 
 
 @pytest.fixture(scope="module")
@@ -88,7 +88,7 @@ def _toy_pairs(task, n: int, seed: int = 7) -> tuple[list[str], list[str]]:
 
 
 def test_health_numbers_tell_a_trained_model_from_an_untrained_one(reversal):
-    from transformer.training import health
+    from training import health
 
     task, run = reversal
     lexicon = {(f"w{s}", f"w{s}") for s in range(toy.FIRST_SYMBOL, task.vocab_size)}
@@ -113,7 +113,7 @@ def test_health_numbers_tell_a_trained_model_from_an_untrained_one(reversal):
 
 
 def test_words_and_lexicon_links():
-    from transformer.training import health
+    from training import health
 
     pieces = ["▁The", "▁cat", "s", "▁sleep", ".", "</s>"]
     assert health.piece_words(pieces) == [0, 1, 1, 2, 2, -1]

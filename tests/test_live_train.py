@@ -22,7 +22,7 @@ import pytest
 import torch
 from streamlit.testing.v1 import AppTest
 
-from transformer.training import toy
+from training import toy
 from ui import live_train
 from ui.live_train import (
     FINISHED,

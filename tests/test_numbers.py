@@ -14,7 +14,7 @@ import pytest
 import torch
 from num2words import num2words
 
-from transformer.numbers import alignment, data, grammar
+from training.numbers import alignment, data, grammar
 
 
 def _en(n: int, **kw) -> str:  # American style: no "and", no commas

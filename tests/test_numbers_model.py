@@ -13,9 +13,9 @@ from pathlib import Path
 
 import pytest
 
+from training.numbers import grammar
 from transformer.decoding import beam_search, greedy_decode
 from transformer.inputs import encode_source
-from transformer.numbers import grammar
 from transformer.pretrained import file_sha256, load_pretrained, snapshot_steps
 from ui.layout import NUMBER_PRESETS
 
@@ -49,12 +49,12 @@ def test_shipped_outputs_are_the_right_answers(shipped, phrase):
 
 
 def test_the_one_command_trains_and_exports(tmp_path):
-    """`python -m transformer.numbers.train` on a 2% corpus for 3 steps: data, tokenizer, training
+    """`python -m training.numbers.train` on a 2% corpus for 3 steps: data, tokenizer, training
     with milestone weights, export with snapshots and held-out phrases, then the evaluate CLI."""
     env = {**os.environ, "PYTHONPATH": str(ROOT)}
     model = tmp_path / "model"
     subprocess.run(
-        [sys.executable, "-m", "transformer.numbers.train", "--out", str(model), "--corpus",
+        [sys.executable, "-m", "training.numbers.train", "--out", str(model), "--corpus",
          str(tmp_path / "data"), "--run", str(tmp_path / "run"), "--steps", "3", "--threads", "1",
          "--data-scale", "0.02"],
         check=True, env=env, cwd=tmp_path, capture_output=True, timeout=300,
@@ -64,7 +64,7 @@ def test_the_one_command_trains_and_exports(tmp_path):
     assert snapshot_steps(model) == [0]  # the milestones reached in 3 steps
     out = tmp_path / "eval.json"
     subprocess.run(
-        [sys.executable, "-m", "transformer.evaluate", "--model", str(model), "--limit", "4", "--beam", "0",
+        [sys.executable, "-m", "training.evaluate", "--model", str(model), "--limit", "4", "--beam", "0",
          "--out", str(out)],
         check=True, env=env, cwd=tmp_path, capture_output=True, timeout=300,
     )  # fmt: skip

@@ -284,7 +284,8 @@ def test_corrupt_json_file_names_it_and_the_fix(saved, name, text):
 
 def test_the_command_line_tools_default_to_the_models_decoding(saved, monkeypatch):
     """translate and evaluate search with the directory's beam size and α unless told otherwise."""
-    from transformer import evaluate, translate
+    from training import evaluate
+    from transformer import translate
 
     _, directory = saved
     (directory / DECODING_FILE).write_text(json.dumps({"beam_size": 3, "alpha": 1.5}), encoding="utf-8")

@@ -11,10 +11,11 @@ import pytest
 import torch
 from safetensors.torch import load_file, save_file
 
-from transformer import Transformer, TransformerConfig, data, train
+from training import data, train
+from training.train import cooldown_factor, loss_fn, noam_lr
+from transformer import Transformer, TransformerConfig
 from transformer.pretrained import load_pretrained, weights_state
 from transformer.tokenizer import Tokenizer
-from transformer.train import cooldown_factor, loss_fn, noam_lr
 
 WORDS = {
     "the": "die",
@@ -288,7 +289,7 @@ def test_sigterm_stops_cleanly_with_a_checkpoint(corpus, tmp_path):
     argv = trainer_args(corpus, out, "--steps", "100000", "--threads", "1")
     root = Path(__file__).resolve().parents[1]
     env = {**os.environ, "PYTHONPATH": str(root)}
-    proc = subprocess.Popen([sys.executable, "-m", "transformer.train", *argv], cwd=root, env=env,
+    proc = subprocess.Popen([sys.executable, "-m", "training.train", *argv], cwd=root, env=env,
                             stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)  # fmt: skip
     log = out / "log.jsonl"
     deadline = time.time() + 120
@@ -304,11 +305,11 @@ def test_sigterm_stops_cleanly_with_a_checkpoint(corpus, tmp_path):
 
 
 def test_evaluation_logs_health_and_the_health_cli_writes_it(corpus, tmp_path):
-    """Every evaluation writes the health numbers to the run log; `transformer.training.health`
+    """Every evaluation writes the health numbers to the run log; `training.health`
     measures an exported model directory and writes the same summary for the app."""
     import json
 
-    from transformer.training import health
+    from training import health
 
     out = tmp_path / "run"
     run(trainer_args(corpus, out, "--steps", "4", "--eval-every", "2", "--health-sentences", "8"))

@@ -37,7 +37,7 @@ class MapScale:
 def sentence_sets() -> tuple[tuple[str, ...], tuple[str, ...], tuple[str, str]]:
     """(quick set, full set, a pair to compare) of built-in sentences for the chosen model."""
     if model_io.is_numbers():
-        from transformer.numbers.grammar import showcase
+        from training.numbers.grammar import showcase
 
         phrases = tuple(showcase())
         return phrases[::4], phrases, ("forty-two", "forty-three")

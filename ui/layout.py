@@ -54,7 +54,7 @@ REFERENCES = {
 }
 
 
-# The numbers model's presets: each has one right answer (`transformer.numbers.grammar`).
+# The numbers model's presets: each has one right answer (`training.numbers.grammar`).
 NUMBER_PRESETS = {
     "forty-two (the crossing)": "forty-two",
     "three hundred forty-two": "three hundred forty-two",
@@ -74,7 +74,7 @@ def presets() -> dict[str, str]:
 
 def _model_switched(name: str) -> None:
     """Give the newly chosen model a sentence it was made for, unless the current one already is."""
-    from transformer.numbers import grammar
+    from training.numbers import grammar
 
     sentence = st.session_state[state.KEY].sentence
     in_grammar = grammar.parse(sentence) is not None
@@ -89,7 +89,7 @@ def reference_for(sentence: str) -> str | None:
     """The human reference translation of a preset sentence (spacing aside), or None; for the numbers
     model, the right answer of any phrase in its grammar."""
     if model_io.is_numbers():
-        from transformer.numbers import grammar
+        from training.numbers import grammar
 
         example = grammar.parse(sentence)
         return example.target if example else None
@@ -159,7 +159,7 @@ def setup(snapshots: bool = False) -> Page:
     for notice in src.notices:
         st.warning(notice)
     if model_io.is_numbers() and not src.empty:
-        from transformer.numbers import grammar
+        from training.numbers import grammar
 
         if grammar.parse(sel.sentence) is None:
             st.warning("The numbers model learned only number phrases, dates and clock times (such as "

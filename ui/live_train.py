@@ -1,8 +1,8 @@
 """Train it yourself: one small training run at a time on the server, watched live from a browser tab.
 
 Every browser session shares one `Coordinator` (`coordinator()`, an `st.cache_resource`). It owns a
-worker thread that trains a tiny model of `transformer.training.toy` (copy or reverse a sequence of
-letters) with the project's own loop (`toy.ToyTrainer`, which calls `transformer.train.train_step`),
+worker thread that trains a tiny model of `training.toy` (copy or reverse a sequence of
+letters) with the project's own loop (`toy.ToyTrainer`, which calls `training.train.train_step`),
 and publishes the loss, the exact match and the cross-attention of one example as it goes.
 
 The rules, all enforced here and unit-tested with a fake trainer and a fake clock:
@@ -35,8 +35,8 @@ import torch
 from streamlit import runtime
 from streamlit.runtime.scriptrunner import get_script_run_ctx
 
+from training import toy
 from transformer.analysis.heads import NEAR_UNIFORM
-from transformer.training import toy
 
 KINDS = toy.KINDS
 LETTERS = "ABCDEFGHIJKLMNOP"  # the task's 16 symbols, written as letters
