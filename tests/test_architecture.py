@@ -69,7 +69,7 @@ def test_selection_gives_the_clicked_page():
     [None, {}, {SELECTION: []}, {SELECTION: "x"}, {SELECTION: [None, 3]}, {SELECTION: [{"page": 7}]},
      {SELECTION: [{"page": "../../etc/passwd"}]}, {SELECTION: [{"page": "pages/nope.py"}]},
      {SELECTION: [{"page": []}]}, {"other": [{"page": figure1_parts()[0].page}]},
-     "pages/1_Tokens_and_embeddings.py"],
+     "pages/Tokens_and_embeddings.py"],
 )
 def test_selection_from_the_browser_never_names_a_page_the_diagram_does_not_offer(selection):
     assert page_of_selection(selection) is None

@@ -81,7 +81,7 @@ def test_a_deep_link_opened_first_still_runs_through_app_py():
     with pytest.MonkeyPatch.context() as patch:
         patch.setattr(st, "navigation", spy)
         at = AppTest.from_file(str(ROOT / "app.py"), default_timeout=120)
-        at.switch_page("pages/9_Worked_examples.py")  # before any run: the URL path of a deep link
+        at.switch_page("pages/Worked_examples.py")  # before any run: the URL path of a deep link
         at.run()
     assert not at.exception, [e.message for e in at.exception]
     assert calls and calls[-1] == SECTIONS, calls
@@ -108,6 +108,14 @@ def test_url_paths_are_the_ones_the_file_names_gave(registered):
             assert page.url_path == page_icon_and_name(ROOT / page.file)[1]
     assert urls["Head inspector"] == "Head_inspector"
     assert urls["Tokens & embeddings"] == "Tokens_and_embeddings"
+    # the URL paths of every link shared before the files lost their numbers (1_..., ..., 10_...)
+    old_links = {
+        "Tokens_and_embeddings", "Positional_encoding", "Attention_step_by_step", "Multi_head_attention",
+        "Encoder_layer", "Decoder_and_generation", "Paper_figures", "Head_inspector", "Worked_examples",
+        "Train_it_yourself",
+    }
+    assert set(urls.values()) - {""} == old_links
+    assert not [p.name for p in (ROOT / "pages").glob("*.py") if p.name[0].isdigit()]
 
 
 def test_home_page_links_lead_to_registered_pages():

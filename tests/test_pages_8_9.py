@@ -21,8 +21,8 @@ from ui import model as model_io
 from ui.predict import SCORE_KEY, score_guess
 from ui.state import DEFAULT_SENTENCE
 
-HEAD_INSPECTOR = "../pages/8_Head_inspector.py"
-WORKED = "../pages/9_Worked_examples.py"
+HEAD_INSPECTOR = "../pages/Head_inspector.py"
+WORKED = "../pages/Worked_examples.py"
 TIMEOUT = 60
 
 

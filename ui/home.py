@@ -15,15 +15,15 @@ from viz.architecture import PAGES, architecture_spec, page_of_selection
 ARCHITECTURE = [
     ("Input embedding", PAGES["embedding"], "pieces, ids, embedding rows, ×√d_model"),
     ("Positional encoding", PAGES["position"], "sin/cos signals added to each position"),
-    ("Scaled dot-product attention", "pages/3_Attention_step_by_step.py",
+    ("Scaled dot-product attention", "pages/Attention_step_by_step.py",
      "Q, K, V, QKᵀ, ÷√d_k, mask, softmax, ·V"),
     ("Multi-head attention", PAGES["encoder attention"], "all heads, head view, W^O"),
     ("Add & Norm, Feed forward (encoder)", PAGES["encoder layer"], "residuals, LayerNorm, FFN"),
     ("Decoder, Linear, Softmax", PAGES["decoder"],
      "masked and cross-attention, token by token"),
-    ("The paper's Figures 3–5", "pages/7_Paper_figures.py", "encoder self-attention, layer 5 of 6"),
-    ("Head inspector", "pages/8_Head_inspector.py", "what each head does, rollout, switching heads off"),
-    ("Worked examples", "pages/9_Worked_examples.py", "small hand-checkable numbers, Table 1"),
+    ("The paper's Figures 3–5", "pages/Paper_figures.py", "encoder self-attention, layer 5 of 6"),
+    ("Head inspector", "pages/Head_inspector.py", "what each head does, rollout, switching heads off"),
+    ("Worked examples", "pages/Worked_examples.py", "small hand-checkable numbers, Table 1"),
 ]
 
 

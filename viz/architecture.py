@@ -25,11 +25,11 @@ FILLS = {
     "softmax": "#d3efd3",
 }
 PAGES = {
-    "embedding": "pages/1_Tokens_and_embeddings.py",
-    "position": "pages/2_Positional_encoding.py",
-    "encoder attention": "pages/4_Multi_head_attention.py",
-    "encoder layer": "pages/5_Encoder_layer.py",
-    "decoder": "pages/6_Decoder_and_generation.py",
+    "embedding": "pages/Tokens_and_embeddings.py",
+    "position": "pages/Positional_encoding.py",
+    "encoder attention": "pages/Multi_head_attention.py",
+    "encoder layer": "pages/Encoder_layer.py",
+    "decoder": "pages/Decoder_and_generation.py",
 }
 ENCODER_X, DECODER_X = 0.0, 2.0
 BOX_W, BOX_H = 1.3, 0.62
