@@ -7,7 +7,7 @@ import math
 import pytest
 import torch
 
-from transformer.analysis import heads
+from transformer.analysis import compare, heads, rollout
 from transformer.trace import run_trace
 from ui.model import head_ablation
 
@@ -83,33 +83,34 @@ def test_roles_from_thresholds():
 def test_mean_over_heads_and_rollout_rows_sum_to_one():
     g = torch.Generator().manual_seed(0)
     patterns = torch.randn(3, 4, 6, 6, generator=g).softmax(-1)  # (L, H, T, T)
-    mean = heads.mean_over_heads(patterns)
+    mean = rollout.mean_over_heads(patterns)
     torch.testing.assert_close(mean.sum(-1), torch.ones(3, 6))
-    rolled = heads.rollout(patterns)
+    rolled = rollout.rollout(patterns)
     assert rolled.shape == (3, 6, 6)
     torch.testing.assert_close(rolled.sum(-1), torch.ones(3, 6, dtype=torch.float64))
     eye = torch.eye(6, dtype=torch.float64)
     step = [0.5 * mean[i].double() + 0.5 * eye for i in range(3)]
     torch.testing.assert_close(rolled[0], step[0])
     torch.testing.assert_close(rolled[2], step[2] @ step[1] @ step[0])
-    torch.testing.assert_close(heads.rollout(patterns, residual=0.0)[1], mean[1].double() @ mean[0].double())
+    raw = rollout.rollout(patterns, residual=0.0)
+    torch.testing.assert_close(raw[1], mean[1].double() @ mean[0].double())
     with pytest.raises(ValueError):
-        heads.rollout(torch.rand(2, 2, 3, 4))
+        rollout.rollout(torch.rand(2, 2, 3, 4))
 
 
 def test_alignment_and_difference_of_two_sentences():
     a = ["▁it", "▁was", "▁too", "▁t", "ired", ".", "</s>"]
     b = ["▁it", "▁was", "▁too", "▁wide", ".", "</s>"]
-    pairs = heads.align_pieces(a, b)
+    pairs = compare.align_pieces(a, b)
     assert pairs == [(0, 0), (1, 1), (2, 2), (5, 4), (6, 5)]
-    assert heads.unmatched(a, [i for i, _ in pairs]) == ["▁t", "ired"]
+    assert compare.unmatched(a, [i for i, _ in pairs]) == ["▁t", "ired"]
     pa = torch.arange(49, dtype=torch.float64).reshape(7, 7)
     pb = torch.zeros(6, 6, dtype=torch.float64)
-    diff = heads.aligned_difference(pa, pb, pairs)
+    diff = compare.aligned_difference(pa, pb, pairs)
     assert diff.shape == (5, 5)
     assert diff[3, 4].item() == pa[5, 6].item()  # A's ('.' → '</s>') minus B's
-    torch.testing.assert_close(heads.aligned_difference(pa, pa, [(i, i) for i in range(7)]), torch.zeros(7, 7,
-                               dtype=torch.float64))
+    same = compare.aligned_difference(pa, pa, [(i, i) for i in range(7)])
+    torch.testing.assert_close(same, torch.zeros(7, 7, dtype=torch.float64))
 
 
 def _trace(model, edits=None, src=(5, 9, 7, 11, 3), tgt=(2, 6, 8, 10)):
@@ -142,9 +143,9 @@ def test_statistics_over_sentences_pool_rows(tiny_model):
 def test_top_k_union_and_sequence_log_prob():
     before = torch.tensor([0.5, 0.3, 0.1, 0.1])
     after = torch.tensor([0.1, 0.2, 0.6, 0.1])
-    assert heads.top_k_union(before, after, k=1) == [2, 0]
+    assert compare.top_k_union(before, after, k=1) == [2, 0]
     probs = torch.tensor([[0.5, 0.5], [0.25, 0.75]])
-    assert heads.sequence_log_prob(probs, [0, 1]) == pytest.approx(math.log(0.5) + math.log(0.75))
+    assert compare.sequence_log_prob(probs, [0, 1]) == pytest.approx(math.log(0.5) + math.log(0.75))
 
 
 def test_ablating_no_head_reproduces_the_baseline_exactly(tiny_model):

@@ -13,23 +13,28 @@ value per head, from the softmax weights A (rows = queries, each row sums to 1):
 Each statistic is first computed per query row (NaN where it means nothing, e.g. `previous` on the
 first row), then averaged over every row of every sentence, so long sentences weigh more.
 
-Aggregation across heads and layers (Abnar & Zuidema, 2020, "attention rollout"): average the heads
-of a layer, add the residual connection as an identity, Â = 0.5·A + 0.5·I (rows renormalised), and
-multiply the layers: R_l = Â_l · R_{l−1}. Row i of R_l says how much each input position reaches
-position i after l+1 layers; rows still sum to 1.
+Averaging heads and rolling attention through the layers: `transformer.analysis.rollout`;
+comparing two sentences, or a model with a head switched off: `transformer.analysis.compare`.
 
 Shapes: L layers, H heads, T_q query positions, T_k key positions, N sentences.
 """
 
 from __future__ import annotations
 
-import difflib
 import math
 import unicodedata
 from dataclasses import dataclass, field
 
 import torch
 
+from transformer.analysis.compare import (  # noqa: F401  (the head inspector calls them as heads.*)
+    align_pieces,
+    aligned_difference,
+    sequence_log_prob,
+    top_k_union,
+    unmatched,
+)
+from transformer.analysis.rollout import mean_over_heads, rollout  # noqa: F401  (likewise)
 from transformer.trace import Trace
 
 WORD_START = "▁"
@@ -250,72 +255,6 @@ def role(values: dict[str, float], thresholds: Thresholds = Thresholds()) -> Rol
         if value / limit > best_ratio:
             best, best_ratio = Role(text, name, value, limit), value / limit
     return best or Role("mixed: no single simple pattern")
-
-
-def mean_over_heads(patterns: torch.Tensor) -> torch.Tensor:
-    """(..., H, T_q, T_k) -> (..., T_q, T_k): every head weighted equally; rows still sum to 1."""
-    return patterns.mean(dim=-3)
-
-
-def rollout(layer_patterns: torch.Tensor, residual: float = 0.5) -> torch.Tensor:
-    """Attention rollout through the layers of one self-attention stack.
-
-    Args:
-        layer_patterns: (L, H, T, T) softmax weights of every layer.
-        residual: weight of the identity standing for the residual connection (0.5 as in Abnar &
-            Zuidema); 0 multiplies the raw head means.
-    Returns:
-        (L, T, T): entry l is the rollout up to and including layer l; every row sums to 1.
-    """
-    if layer_patterns.dim() != 4 or layer_patterns.size(-1) != layer_patterns.size(-2):
-        raise ValueError(f"rollout needs (L, H, T, T) self-attention, got {tuple(layer_patterns.shape)}")
-    a = mean_over_heads(layer_patterns.double())  # (L, T, T)
-    eye = torch.eye(a.size(-1), dtype=a.dtype)
-    a = residual * eye + (1.0 - residual) * a
-    a = a / a.sum(-1, keepdim=True)  # renormalise: rows sum to 1 even if a head's row did not
-    out = []
-    current = eye
-    for layer in a:  # (T, T)
-        current = layer @ current  # (T, T)
-        out.append(current)
-    return torch.stack(out)  # (L, T, T)
-
-
-def align_pieces(a: list[str], b: list[str]) -> list[tuple[int, int]]:
-    """Positions (i in a, j in b) holding the same piece, in order (longest matching blocks)."""
-    matcher = difflib.SequenceMatcher(a=a, b=b, autojunk=False)
-    return [(block.a + k, block.b + k) for block in matcher.get_matching_blocks() for k in range(block.size)]
-
-
-def aligned_difference(pattern_a: torch.Tensor, pattern_b: torch.Tensor,
-                       pairs: list[tuple[int, int]]) -> torch.Tensor:
-    """A − B on the matched tokens only: (M, M) for M pairs, rows = queries, columns = keys.
-
-    pattern_a: (T_a, T_a), pattern_b: (T_b, T_b) self-attention weights of one head.
-    """
-    ia = torch.tensor([i for i, _ in pairs], dtype=torch.long)
-    ib = torch.tensor([j for _, j in pairs], dtype=torch.long)
-    return pattern_a[ia][:, ia].double() - pattern_b[ib][:, ib].double()  # (M, M)
-
-
-def top_k_union(before: torch.Tensor, after: torch.Tensor, k: int = 8) -> list[int]:
-    """Ids among the k most probable in `before` or in `after` ((V,) each), by the larger probability."""
-    ids = set(before.topk(k).indices.tolist()) | set(after.topk(k).indices.tolist())
-    return sorted(ids, key=lambda i: -max(float(before[i]), float(after[i])))
-
-
-def sequence_log_prob(probs: torch.Tensor, target_ids: list[int]) -> float:
-    """log P(target) under teacher forcing: probs (T, V) row t predicts target_ids[t]."""
-    if probs.size(0) != len(target_ids):
-        raise ValueError(f"{probs.size(0)} positions but {len(target_ids)} targets")
-    rows = torch.arange(len(target_ids))
-    return float(probs.double()[rows, torch.tensor(target_ids)].clamp_min(1e-300).log().sum())
-
-
-def unmatched(pieces: list[str], matched: list[int]) -> list[str]:
-    """The pieces whose positions are not in `matched` (what a difference map has to leave out)."""
-    taken = set(matched)
-    return [piece for i, piece in enumerate(pieces) if i not in taken]
 
 
 # A head whose rows have ≥ 95% of the largest possible entropy spreads its weight (nearly) evenly:
