@@ -15,26 +15,29 @@ import streamlit as st
 # legacy `pages/` way (see `ui.frame`) finds the same file. The home page's "" is the app's root.
 # Read by tests/server.py with `ast.literal_eval`: keep it a plain literal.
 SECTIONS = {
-    "": [("pages/home.py", "Home", "🗺️", "")],
+    "": [("pages/home.py", "Home", ":material/map:", "")],
     "Inputs": [
-        ("pages/Tokens_and_embeddings.py", "Tokens & embeddings", "🔤", "Tokens_and_embeddings"),
-        ("pages/Positional_encoding.py", "Positional encoding", "〰️", "Positional_encoding"),
+        ("pages/Tokens_and_embeddings.py", "Tokens & embeddings",
+         ":material/text_fields:", "Tokens_and_embeddings"),
+        ("pages/Positional_encoding.py", "Positional encoding", ":material/waves:", "Positional_encoding"),
     ],
     "Attention": [
-        ("pages/Attention_step_by_step.py", "Attention, step by step", "🧮", "Attention_step_by_step"),
-        ("pages/Multi_head_attention.py", "Multi-head attention", "🎛️", "Multi_head_attention"),
-        ("pages/Paper_figures.py", "Paper figures", "📄", "Paper_figures"),
-        ("pages/Head_inspector.py", "Head inspector", "🧭", "Head_inspector"),
+        ("pages/Attention_step_by_step.py", "Attention, step by step",
+         ":material/calculate:", "Attention_step_by_step"),
+        ("pages/Multi_head_attention.py", "Multi-head attention", ":material/tune:", "Multi_head_attention"),
+        ("pages/Paper_figures.py", "Paper figures", ":material/description:", "Paper_figures"),
+        ("pages/Head_inspector.py", "Head inspector", ":material/explore:", "Head_inspector"),
     ],
     "The layers": [
-        ("pages/Encoder_layer.py", "Encoder layer", "🧱", "Encoder_layer"),
+        ("pages/Encoder_layer.py", "Encoder layer", ":material/layers:", "Encoder_layer"),
     ],
     "Generation": [
-        ("pages/Decoder_and_generation.py", "Decoder and generation", "✍️", "Decoder_and_generation"),
+        ("pages/Decoder_and_generation.py", "Decoder and generation",
+         ":material/edit_note:", "Decoder_and_generation"),
     ],
     "Classroom": [
-        ("pages/Worked_examples.py", "Worked examples", "✏️", "Worked_examples"),
-        ("pages/Train_it_yourself.py", "Train it yourself", "🏋️", "Train_it_yourself"),
+        ("pages/Worked_examples.py", "Worked examples", ":material/edit:", "Worked_examples"),
+        ("pages/Train_it_yourself.py", "Train it yourself", ":material/fitness_center:", "Train_it_yourself"),
     ],
 }
 

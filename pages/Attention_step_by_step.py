@@ -6,7 +6,8 @@ import streamlit as st
 
 from ui.frame import header
 
-header("Scaled dot-product attention, step by step", icon="🧮")  # on screen while PyTorch is imported
+# on screen while PyTorch is imported
+header("Scaled dot-product attention, step by step", icon=":material/calculate:")
 st.markdown(
     "One attention head takes a **query** for every position that is looking, and a **key** and a "
     "**value** for every position it may look at. It scores each query against each key, turns the "

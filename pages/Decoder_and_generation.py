@@ -9,7 +9,7 @@ import streamlit as st
 
 from ui.frame import header
 
-header("Decoder and generation", icon="✍️")  # on screen while PyTorch is imported
+header("Decoder and generation", icon=":material/edit_note:")  # on screen while PyTorch is imported
 st.markdown(
     "The decoder writes the German sentence one token at a time. Each of its layers has **three** "
     "sub-layers: *masked* self-attention over the German tokens written so far, **encoder-decoder "

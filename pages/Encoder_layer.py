@@ -7,7 +7,7 @@ import streamlit as st
 
 from ui.frame import chosen_dir, header, shipped_config
 
-header("Encoder layer", icon="🧱")  # on screen while PyTorch is imported
+header("Encoder layer", icon=":material/layers:")  # on screen while PyTorch is imported
 if (config := shipped_config(chosen_dir())) is not None:  # read without PyTorch; None: loading says why
     st.markdown(
         f"An encoder layer does two things to every token's vector of d_model = {config.d_model} "

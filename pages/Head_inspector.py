@@ -7,7 +7,7 @@ import streamlit as st
 
 from ui.frame import header
 
-header("Head inspector", icon="🧭")  # on screen while PyTorch is imported
+header("Head inspector", icon=":material/explore:")  # on screen while PyTorch is imported
 st.markdown(
     "Each layer has 8 heads, and every head learns its own way of spreading attention. Looking at one "
     "sentence tells you little about a head; looking at many tells you its habits. Choose an attention "

@@ -9,7 +9,7 @@ import streamlit as st
 
 from ui.frame import chosen_dir, header, shipped_config
 
-header("Multi-head attention", icon="🎛️")  # on screen while PyTorch is imported
+header("Multi-head attention", icon=":material/tune:")  # on screen while PyTorch is imported
 if (config := shipped_config(chosen_dir())) is not None:  # read without PyTorch; None: loading says why
     st.markdown(
         f"One attention layer does not look at the sentence once but **h = {config.n_heads} times in "

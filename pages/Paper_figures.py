@@ -7,7 +7,7 @@ import streamlit as st
 
 from ui.frame import header
 
-header("Paper figures", icon="📄")  # on screen while PyTorch is imported
+header("Paper figures", icon=":material/description:")  # on screen while PyTorch is imported
 st.markdown(
     "The paper ends with three figures of attention weights (Figures 3, 4 and 5 of *Attention Is All You "
     "Need*). They all show **encoder self-attention in layer 5 of 6** (labelled “Input-Input Layer5” in "

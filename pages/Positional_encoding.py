@@ -7,7 +7,7 @@ import streamlit as st
 
 from ui.frame import header
 
-header("Positional encoding", icon="〰️")  # on screen while PyTorch is imported
+header("Positional encoding", icon=":material/waves:")  # on screen while PyTorch is imported
 st.markdown(
     "Attention compares every token with every other token, but nothing in that comparison says "
     "where a token stands: the same words in any order would look the same. The paper fixes this by "

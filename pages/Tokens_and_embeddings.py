@@ -6,7 +6,7 @@ import streamlit as st
 
 from ui.frame import header
 
-header("Tokens & embeddings", icon="🔤")  # on screen while PyTorch is imported
+header("Tokens & embeddings", icon=":material/text_fields:")  # on screen while PyTorch is imported
 from transformer.analysis import inputs as analysis  # noqa: E402
 from ui import model as model_io  # noqa: E402
 from ui.layout import require_sentence, setup, show_figure  # noqa: E402

@@ -7,7 +7,7 @@ import streamlit as st
 
 from ui.frame import header
 
-header("Train it yourself", icon="🏋️")  # on screen while PyTorch is imported
+header("Train it yourself", icon=":material/fitness_center:")  # on screen while PyTorch is imported
 st.markdown(
     "Press **Train** and a brand-new Transformer, with the same code as the big model (encoder, decoder, "
     "Adam with warm-up, label smoothing) but tiny (2 layers, 4 heads, d_model 64), learns one job on the "

@@ -9,7 +9,7 @@ import streamlit as st
 
 from ui.frame import header
 
-header("Worked examples", icon="✏️")  # on screen while PyTorch is imported
+header("Worked examples", icon=":material/edit:")  # on screen while PyTorch is imported
 st.markdown(
     "Small examples you can follow with pen and paper. The numbers are not typed in by hand: each one is "
     "computed by the same code the model runs, so the page doubles as a check that the code does what "

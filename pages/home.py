@@ -10,7 +10,7 @@ import streamlit as st
 
 from ui import frame, home
 
-frame.header("Attention Atlas", icon="🗺️")
+frame.header("Attention Atlas", icon=":material/map:")
 st.markdown(
     "Watch the Transformer of *Attention Is All You Need* (Vaswani et al., 2017) translate your "
     "English sentence into German, and open up every step it takes: the real numbers of a real "

@@ -140,6 +140,18 @@ def test_sidebar_icons_match_the_pages_own():
             assert own == [icon], (file, own, icon)
 
 
+def test_icons_are_material_icons_that_render_without_an_emoji_font(registered):
+    """Emoji icons are empty boxes on a machine without an emoji font (Debian's Chromium); Streamlit
+    draws its bundled Material icons everywhere. Every icon names one that exists."""
+    from streamlit.material_icon_names import ALL_MATERIAL_ICONS
+
+    _, pages, _ = registered
+    icons = [p.icon for section in pages.values() for p in section]
+    names = [icon.removeprefix(":material/").removesuffix(":") for icon in icons]
+    assert all(icon.startswith(":material/") and icon.endswith(":") for icon in icons), icons
+    assert set(names) <= ALL_MATERIAL_ICONS, set(names) - ALL_MATERIAL_ICONS
+
+
 def test_streamlit_config_hides_the_deploy_button():
     config = tomllib.loads((ROOT / ".streamlit" / "config.toml").read_text(encoding="utf-8"))
     assert config["client"]["toolbarMode"] == "minimal"

@@ -136,7 +136,7 @@ class Page:
         return self.lm.model.config.n_heads
 
 
-def page(title: str, icon: str = "🔎", snapshots: bool = False) -> Page:
+def page(title: str, icon: str = ":material/search:", snapshots: bool = False) -> Page:
     """Set up a page: config and title, then model, selection, sidebar. Stops with a clear message on
     bad input. `snapshots`: the page has a training-step slider (`ui.model.step_slider`)."""
     header(title, icon)
