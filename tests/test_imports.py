@@ -9,11 +9,19 @@ Checked by parsing every module's imports with `ast` (imports inside functions c
 - `ui` never imports a page or app.py;
 - `viz` is pure Plotly: never Streamlit, never `ui`, never the model or anything that runs it;
 - `transformer` is pure PyTorch: never Streamlit, Plotly, `ui` or `viz`.
+
+And the rooms of building data and training (STYLE.md: corpus/ -> training/ -> transformer/):
+- `transformer` never imports `corpus` or `training` (the model reads in one sitting without them);
+- `training` never imports `corpus` (a training run reads the corpus's files, not its code);
+- `corpus` and `training` never reach into the app (Streamlit, Plotly, `ui`, `viz`, pages);
+- `ui`, `viz` and pages never import `corpus`;
+- the command-line modules still start under their names (`python -m training.train --help`, …).
 """
 
 from __future__ import annotations
 
 import ast
+import os
 import subprocess
 import sys
 from pathlib import Path
@@ -72,7 +80,33 @@ def files(folder: str) -> list[Path]:
 
 
 PAGE_FILES = [ROOT / "app.py", *sorted((ROOT / "pages").glob("*.py"))]
-LAYERS = {"pages": PAGE_FILES, "ui": files("ui"), "viz": files("viz"), "transformer": files("transformer")}
+LAYERS = {
+    "pages": PAGE_FILES,
+    "ui": files("ui"),
+    "viz": files("viz"),
+    "transformer": files("transformer"),
+    "training": files("training"),
+    "corpus": files("corpus"),
+}
+APP_SIDE = {"streamlit", "plotly", "ui", "viz", "pages", "app"}
+# What each room may never import (top-level names): the arrows run corpus -> training -> transformer.
+# (transformer's distance from the app side and ui's from the pages are checked file by file below.)
+NEVER = {
+    "transformer": {"corpus", "training"},
+    "training": APP_SIDE | {"corpus"},
+    "corpus": APP_SIDE,
+    "ui": {"corpus"},
+    "viz": {"corpus"},
+    "pages": {"corpus"},
+}
+# Command lines a reader is told about (README, Makefile): each must still start under its name.
+COMMANDS = [
+    "training.train",
+    "training.evaluate",
+    "corpus.build",
+    "transformer.translate",
+    "transformer.tokenizer",
+]
 
 
 def rel(path: Path) -> str:
@@ -87,6 +121,49 @@ def test_every_layer_has_modules_and_the_parser_sees_their_imports():
     assert {"ui", "streamlit"} <= app_imports, app_imports
     ui_imports = {top(name) for path in LAYERS["ui"] for name, _ in imports(path)}
     assert "transformer" in ui_imports and "streamlit" in ui_imports, ui_imports
+    training_imports = {top(name) for path in LAYERS["training"] for name, _ in imports(path)}
+    assert "transformer" in training_imports and "torch" in training_imports, training_imports
+
+
+@pytest.mark.parametrize("layer", sorted(NEVER))
+def test_imports_run_one_way_between_rooms(layer):
+    """corpus -> training -> transformer, never back; no room reaches into the app, nor the app into it."""
+    bad = sorted(
+        (rel(path), name, line)
+        for path in LAYERS[layer]
+        for name, line in imports(path)
+        if top(name) in NEVER[layer]
+    )
+    assert not bad, f"{layer} imports {bad}: imports run corpus -> training -> transformer (STYLE.md, Layers)"
+
+
+def test_the_room_rule_sees_a_backward_import():
+    """The check above is not vacuous: a backward import written into each room is caught."""
+    backward = [
+        ("transformer", "from training import toy\n"),
+        ("training", "import corpus.build\n"),
+        ("corpus", "from ..ui import layout\n"),
+        ("viz", "from corpus.table import SOURCES\n"),
+    ]
+    for layer, source in backward:
+        path = LAYERS[layer][0]
+        assert {top(name) for name, _ in imports(path, source)} & NEVER[layer], (layer, source)
+
+
+def test_command_line_modules_start_under_their_names(tmp_path):
+    """`python -m MODULE --help` exits 0 with argparse's usage, run from outside the checkout."""
+    env = {**os.environ, "PYTHONPATH": str(ROOT)}
+    started = {
+        module: subprocess.Popen([sys.executable, "-m", module, "--help"], cwd=tmp_path, env=env,
+                                 stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+        for module in COMMANDS
+    }  # fmt: skip
+    for module, process in started.items():
+        out, err = process.communicate(timeout=120)
+        assert process.returncode == 0, (module, err[-2000:])
+        script = module.rpartition(".")[2] + ".py"
+        assert out.startswith(f"usage: {script} [-h]"), (module, out[:300])
+        assert (ROOT / (module.replace(".", "/") + ".py")).is_file(), module
 
 
 def test_relative_imports_are_resolved():
