@@ -219,7 +219,7 @@ def test_nothing_was_written_to_the_shipped_directory():
 )
 def test_a_broken_numbers_model_is_named_too(model_dir, damage, params, names):
     damage(model_dir)
-    at = AppTest.from_file(str(ROOT / "pages" / "decoder.py"), default_timeout=300)
+    at = AppTest.from_file(str(ROOT / "pages" / "Decoder_and_generation.py"), default_timeout=300)
     at.query_params.update({"s": "forty-two", **params})
     at.run()
     assert_one_clear_error(at, names, f"numbers model, {params}")

@@ -40,7 +40,7 @@ from ui.live_train import (
 )
 
 ROOT = Path(__file__).resolve().parents[1]
-PAGE = str(ROOT / "pages" / "train_it_yourself.py")
+PAGE = str(ROOT / "pages" / "Train_it_yourself.py")
 
 
 class Clock:

@@ -20,9 +20,9 @@ from transformer import decoding
 from viz.labels import token_labels
 
 ROOT = Path(__file__).resolve().parents[1]
-PAGE1 = str(ROOT / "pages" / "tokens.py")
-PAGE2 = str(ROOT / "pages" / "positional_encoding.py")
-PAGE3 = str(ROOT / "pages" / "attention_steps.py")
+PAGE1 = str(ROOT / "pages" / "Tokens_and_embeddings.py")
+PAGE2 = str(ROOT / "pages" / "Positional_encoding.py")
+PAGE3 = str(ROOT / "pages" / "Attention_step_by_step.py")
 TIMEOUT = 60
 NEW_SENTENCE = "Birds sing."
 # Q, K and V are one figure of three panels ("qkv"; three figures in presenter mode).

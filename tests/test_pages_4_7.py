@@ -26,10 +26,10 @@ from viz.labels import plain, readable
 from viz.palette import PALETTES, diverging_note
 
 ROOT = Path(__file__).resolve().parents[1]
-PAGE4 = str(ROOT / "pages" / "multi_head.py")
-PAGE5 = str(ROOT / "pages" / "encoder_layer.py")
-PAGE6 = str(ROOT / "pages" / "decoder.py")
-PAGE7 = str(ROOT / "pages" / "paper_figures.py")
+PAGE4 = str(ROOT / "pages" / "Multi_head_attention.py")
+PAGE5 = str(ROOT / "pages" / "Encoder_layer.py")
+PAGE6 = str(ROOT / "pages" / "Decoder_and_generation.py")
+PAGE7 = str(ROOT / "pages" / "Paper_figures.py")
 TIMEOUT = 60
 SENTENCE = "The cat sat on the mat."
 FIGURES45 = PRESETS["Paper Figures 4–5 (The Law will never be perfect)"]  # page 7 picks its heads on it
