@@ -133,3 +133,27 @@ def test_cli_repeat_wants_an_existing_source(tmp_path, capsys):
     with pytest.raises(SystemExit):
         tokenizer.main(["--corpus", str(tmp_path), "--out", str(tmp_path / "spm"), "--repeat", "nope=3"])
     assert "nope.en not found" in capsys.readouterr().err
+
+
+def test_byte_fallback_spells_unseen_characters_instead_of_unk(tmp_path):
+    """With byte fallback an emoji or a currency sign never seen in training round-trips; without, ⁇."""
+    inputs = _write_corpus(tmp_path)
+    plain = Tokenizer.train(inputs, tmp_path / "plain", vocab_size=VOCAB_SIZE)
+    bytes_ = Tokenizer.train(inputs, tmp_path / "bytes", vocab_size=VOCAB_SIZE + 256, byte_fallback=True)
+    text = "The cat costs €5 🐈"
+    assert UNK_ID in plain.encode(text)
+    assert UNK_ID not in bytes_.encode(text)
+    assert bytes_.decode(bytes_.encode(text)) == text
+    for number in ("1869", "19992"):  # split_digits: one digit a piece, so a number is copied digit by digit
+        digits = [p.strip("▁") for p in bytes_.encode_pieces(number) if p.strip("▁")]
+        assert digits == list(number)
+
+
+def test_whole_word_share_counts_the_most_frequent_words_that_are_one_piece(trained):
+    tok, _ = trained
+    lines = ["the the the cat cat quokkaquokka", "zzyzx the"]  # the, cat: whole; the others: pieces
+    expected = [w for w in ("the", "cat", "quokkaquokka", "zzyzx") if len(tok.encode(w)) == 1]
+    assert tok.encode_pieces("quokkaquokka") != ["▁quokkaquokka"]
+    assert tok.whole_word_share(lines, top=4) == len(expected) / 4
+    assert tok.whole_word_share(lines, top=2) == sum(len(tok.encode(w)) == 1 for w in ("the", "cat")) / 2
+    assert tok.whole_word_share([]) == 0

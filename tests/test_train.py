@@ -344,3 +344,23 @@ def test_resume_keeps_the_runs_own_tokenizer(corpus, tmp_path):
     assert (out / "spm.model").read_bytes() == (corpus / "spm.model").read_bytes()
     with pytest.raises(SystemExit, match="drop --spm"):
         train.Trainer(train.parse_args([*argv, "--spm", str(other / "spm.model")]))
+
+
+def test_valid_splits_log_one_loss_each_and_the_first_drives_bleu(corpus, tmp_path):
+    """--valid-splits: each evaluation logs every listed split's loss; the first is `valid_loss`."""
+    import json
+    import shutil
+
+    two = tmp_path / "corpus"
+    shutil.copytree(corpus, two)
+    for lang in ("en", "de"):  # a second held-out split: the first half of valid, reversed
+        lines = (corpus / f"valid.{lang}").read_text(encoding="utf-8").splitlines()[:4][::-1]
+        (two / f"valid-half.{lang}").write_text("".join(line + "\n" for line in lines), encoding="utf-8")
+    out = tmp_path / "run"
+    run(trainer_args(two, out, "--steps", "2", "--eval-every", "2", "--health-sentences", "0",
+                     "--valid-splits", "valid-half,valid"))  # fmt: skip
+    lines = (out / "log.jsonl").read_text().splitlines()
+    record = next(json.loads(line) for line in lines if "valid_loss" in line)
+    losses = record["valid_losses"]
+    assert list(losses) == ["valid-half", "valid"] and losses["valid-half"] != losses["valid"]
+    assert record["valid_loss"] == losses["valid-half"]

@@ -142,6 +142,11 @@ def parse_args(argv=None) -> argparse.Namespace:
     p.add_argument("--steps", type=int, default=0, help="stop after this many steps (0: no limit)")
     p.add_argument("--minutes", type=float, default=0, help="stop after this much time (0: none)")
     p.add_argument("--eval-every", type=int, default=500)
+    p.add_argument(
+        "--valid-splits", default="valid",
+        help="comma-separated held-out splits whose loss each evaluation logs; the first also gives "
+        "the greedy BLEU, the sample and the health numbers (e.g. valid-everyday,valid,valid-tech)",
+    )  # fmt: skip
     p.add_argument("--eval-sentences", type=int, default=150)
     p.add_argument(
         "--health-sentences", type=int, default=150, help="valid pairs for the health numbers (0: none)"
@@ -248,8 +253,10 @@ class Trainer:
         self.sentences = encode("train")
         lexicon_prefix = corpus / "lexicon"
         self.lexicon = encode("lexicon") if Path(f"{lexicon_prefix}.en").is_file() else []
-        self.valid = encode("valid")
-        self.valid_src, self.valid_ref = data.read_parallel(corpus / "valid")
+        self.valid_splits = [name.strip() for name in a.valid_splits.split(",") if name.strip()]
+        self.valid_sets = {name: encode(name) for name in self.valid_splits}
+        self.valid = self.valid_sets[self.valid_splits[0]]
+        self.valid_src, self.valid_ref = data.read_parallel(corpus / self.valid_splits[0])
         self.health_lexicon = (
             health.load_lexicon(lexicon_prefix) if Path(f"{lexicon_prefix}.en").is_file() else set()
         )
@@ -336,31 +343,35 @@ class Trainer:
         return stop
 
     # ---- evaluation ----------------------------------------------------------------------
+    def _loss(self, pairs: list[data.Pair]) -> float:
+        """Mean cross-entropy per target token of held-out pairs (no smoothing, no dropout)."""
+        total, count = 0.0, 0
+        for indices in data.make_batches(pairs, self.args.max_tokens, seed=0):
+            src, tgt = (t.to(self.device) for t in data.collate(pairs, indices, self.config.pad_id))
+            logits = self.model(src, tgt[:, :-1])
+            count += int((tgt[:, 1:] != self.config.pad_id).sum())
+            total += float(
+                F.cross_entropy(
+                    logits.float().flatten(0, 1), tgt[:, 1:].flatten(),
+                    ignore_index=self.config.pad_id, reduction="sum",
+                )
+            )  # fmt: skip
+        return total / max(count, 1)
+
     @torch.no_grad()
     def evaluate(self) -> dict:
         import sacrebleu
 
         self.model.eval()
-        total, count = 0.0, 0
-        for indices in data.make_batches(self.valid, self.args.max_tokens, seed=0):
-            src, tgt = (t.to(self.device) for t in data.collate(self.valid, indices, self.config.pad_id))
-            logits = self.model(src, tgt[:, :-1])
-            n = int((tgt[:, 1:] != self.config.pad_id).sum())
-            total += float(
-                F.cross_entropy(
-                    logits.float().flatten(0, 1),
-                    tgt[:, 1:].flatten(),
-                    ignore_index=self.config.pad_id,
-                    reduction="sum",
-                )
-            )
-            count += n
+        losses = {name: self._loss(pairs) for name, pairs in self.valid_sets.items()}
         k = self.args.eval_sentences
         eos, limit = self.config.eos_id, self.args.max_len
         sources = [self.tokenizer.encode(s)[:limit] + [eos] for s in self.valid_src[:k]]
         hyps = [self.tokenizer.decode(h.ids) for h in greedy_decode_batch(self.model, sources)]
         bleu = sacrebleu.corpus_bleu(hyps, [self.valid_ref[:k]]).score
-        result = {"valid_loss": total / max(count, 1), "valid_bleu_greedy": bleu, "sample": hyps[:3]}
+        result = {"valid_loss": losses[self.valid_splits[0]], "valid_bleu_greedy": bleu, "sample": hyps[:3]}
+        if len(losses) > 1:
+            result["valid_losses"] = losses
         n = self.args.health_sentences
         if n:
             src, ref = self.valid_src[:n], self.valid_ref[:n]
@@ -426,7 +437,9 @@ class Trainer:
                 if p.step % a.eval_every == 0 and self.rank == 0:
                     result = self.evaluate()
                     self.log(
-                        f"step {p.step}: valid loss {result['valid_loss']:.3f}, "
+                        f"step {p.step}: valid loss {result['valid_loss']:.3f}"
+                        + "".join(f" {k} {v:.3f}" for k, v in result.get("valid_losses", {}).items())
+                        + ", "
                         f"greedy BLEU {result['valid_bleu_greedy']:.2f}, {health.one_line(result)} | "
                         f"{result['sample'][0]}"
                     )

@@ -15,13 +15,16 @@ whole and rarer ones split into a few pieces, while each piece still occurs ofte
 from __future__ import annotations
 
 import argparse
+import collections
 import itertools
+import re
 from collections.abc import Iterable, Iterator, Sequence
 from pathlib import Path
 
 import sentencepiece as spm
 
 PAD_ID, UNK_ID, BOS_ID, EOS_ID = 0, 1, 2, 3
+_WORD = re.compile(r"[^\W\d_]+")  # a run of letters
 RESTORE_HINT = (
     "restore it with `git checkout -- <path>` (shipped models live in pretrained/) or rebuild it "
     "with `python -m transformer.tokenizer --corpus data/corpus --out data/spm`"
@@ -87,6 +90,7 @@ class Tokenizer:
         num_threads: int = 2,
         user_symbols: Sequence[str] = (),
         repeat: Sequence[tuple[str | Path, int]] = (),
+        byte_fallback: bool = False,
     ) -> Tokenizer:
         """Train a joint BPE model on the lines of ``input_paths``; writes ``<prefix>.model/.vocab``.
 
@@ -95,7 +99,9 @@ class Tokenizer:
         ``user_symbols`` are always kept whole as one piece (the numbers model's morphemes).
         ``repeat`` lists ``(file, k)``: that file's lines count ``k`` times in the piece statistics
         (once among the inputs, ``k - 1`` more passes), so everyday words of a small general-language
-        source stay whole pieces beside a large technical corpus.
+        source stay whole pieces beside a large technical corpus. ``byte_fallback`` spells a character
+        outside the vocabulary as its UTF-8 bytes (256 more pieces) instead of ``<unk>``, so no
+        printable character becomes ⁇ in a translation.
         """
         prefix = Path(model_prefix)
         prefix.parent.mkdir(parents=True, exist_ok=True)
@@ -112,6 +118,7 @@ class Tokenizer:
             input_sentence_size=0,  # 0 = use every line: no random sample
             shuffle_input_sentence=False,
             split_digits=True,  # numbers as digit sequences, not thousands of number pieces
+            byte_fallback=byte_fallback,
             user_defined_symbols=list(user_symbols),
             num_threads=num_threads,
             minloglevel=2,
@@ -146,6 +153,15 @@ class Tokenizer:
     unk_id = property(lambda self: UNK_ID, doc="Unknown-piece id (1).")
     bos_id = property(lambda self: BOS_ID, doc="Begin-of-sentence id (2).")
     eos_id = property(lambda self: EOS_ID, doc="End-of-sentence id (3).")
+
+    def whole_word_share(self, lines: Iterable[str], top: int = 3000) -> float:
+        """Share of the ``top`` most frequent words of ``lines`` that are one piece on their own.
+
+        A word is a run of letters (digits and punctuation end it), counted as written (case kept).
+        """
+        counts = collections.Counter(word for line in lines for word in _WORD.findall(line))
+        words = [word for word, _ in counts.most_common(top)]
+        return sum(len(self.encode(word)) == 1 for word in words) / max(len(words), 1)
 
     def unk_rate(self, lines: Iterable[str]) -> float:
         """Fraction of pieces that are ``unk`` over ``lines`` (0.0 for no pieces)."""
@@ -196,6 +212,7 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--lexicon-every", type=int, default=3, help="lexicon sampling stride")
     parser.add_argument("--symbols", type=Path, help="file of pieces to keep whole, one per line")
     parser.add_argument("--character-coverage", type=float, default=0.9999)
+    parser.add_argument("--byte-fallback", action="store_true", help="unknown characters as UTF-8 bytes")
     parser.add_argument(
         "--repeat", action="append", default=[], metavar="SOURCE=K",
         help="count the lines of CORPUS/sources/SOURCE.en/.de K times (e.g. ding=10)",
@@ -220,19 +237,28 @@ def main(argv: list[str] | None = None) -> None:
     tok = Tokenizer.train(
         inputs + samples, args.out / "spm", vocab_size=args.vocab_size,
         character_coverage=args.character_coverage, user_symbols=symbols, repeat=repeat,
+        byte_fallback=args.byte_fallback,
     )  # fmt: skip
     for path in samples:
         path.unlink()
     print(f"wrote {args.out / 'spm.model'} (vocab {tok.vocab_size})")
-    for split in ("valid", "test"):
+    for split in ("valid", "test", "test-tech", "test-everyday"):
         for lang in ("en", "de"):
             path = args.corpus / f"{split}.{lang}"
+            if not path.is_file():
+                continue
             with open(path, encoding="utf-8") as f:
                 lines = f.read().splitlines()
             pieces = sum(len(tok.encode(line)) for line in lines)
             words = sum(len(line.split()) for line in lines)
             print(f"{split}.{lang}: unk rate {tok.unk_rate(lines):.5%}, "
                   f"{pieces / max(words, 1):.2f} pieces/word")  # fmt: skip
+    for name in ("tatoeba", "ding"):
+        for lang in ("en", "de"):
+            path = args.corpus / "sources" / f"{name}.{lang}"
+            if path.is_file():
+                share = tok.whole_word_share(path.read_text(encoding="utf-8").splitlines())
+                print(f"sources/{name}.{lang}: {share:.1%} of the 3,000 most frequent words are one piece")
 
 
 if __name__ == "__main__":
