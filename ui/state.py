@@ -10,8 +10,9 @@ toggles) lives in the page's own widgets and is mirrored to the URL too, by `url
 reproduces the exact view, not only the sentence and the head.
 
 A layer or head is the reader's own (`Selection.chosen`) when the URL names it or a slider moved it;
-otherwise it is a default that a page may replace with a better one for the sentence (`suggest`), as
-the head inspector does with the sentence's most focused head.
+otherwise it is a default that a page may replace with a better one for the sentence, as the head
+inspector does with the sentence's most focused head (`ui.uniform.focus_default`). Such a default is
+the page's own: it never goes into the shared selection, so it never becomes another page's default.
 """
 
 from __future__ import annotations
@@ -152,13 +153,6 @@ def pin(**changes) -> Selection:
     before = st.session_state[KEY]
     named = {name for name in PICKS if name in changes}
     return _store(replace(before, **changes, chosen=before.chosen | named))
-
-
-def suggest(**defaults) -> Selection:
-    """Set a page's own default layer / head, leaving alone any the reader chose (not marked chosen)."""
-    before = st.session_state[KEY]
-    kept = {name: value for name, value in defaults.items() if name in PICKS and name not in before.chosen}
-    return _store(replace(before, **kept))
 
 
 def _store(sel: Selection) -> Selection:

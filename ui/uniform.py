@@ -171,8 +171,9 @@ def focus_default(
     """Open on the sentence's most focused head unless the URL or the reader chose a layer / head.
 
     Returns (the page with its selection's layer and head set, the sentence's
-    most focused (layer, head) or None when there is nothing to measure). The default is written to
-    the shared selection and the URL (not as chosen: a new sentence gets its own default).
+    most focused (layer, head) or None when there is nothing to measure). The default is this page's
+    own: it goes into the URL, so that a copied link shows this view, but never into the session's
+    shared selection, so no other page opens on it (only what the reader picks is shared).
     """
     sel = p.sel
     stack, kind = stack or sel.stack, kind or sel.kind
@@ -183,9 +184,10 @@ def focus_default(
     if math.isnan(float(broadness[focus])):  # e.g. decoder self-attention of <s> alone: one key
         return p, None
     layer, head = default_pick(broadness, focus, sel)
+    shown = replace(sel, layer=layer, head=head)
     if (layer, head) != (sel.layer, sel.head):
-        state.suggest(layer=layer, head=head)
-    return replace(p, sel=replace(sel, layer=layer, head=head)), focus
+        state.sync_url(shown)
+    return replace(p, sel=shown), focus
 
 
 def focus_text(sel: Selection, trace: Trace, stack: str, kind: str, focus: tuple[int, int],
