@@ -3,6 +3,10 @@
 The defaults are the paper's base model (d_model=512, h=8, d_ff=2048, N=6, dropout 0.1). The shipped
 model keeps N=6 and h=8 and only shrinks d_model/d_ff, so the app can show "layer 5 of 6" with 8 heads
 exactly as in the paper's figures.
+
+A few options exist only so that checkpoints of the same architecture trained elsewhere (Marian's
+OPUS-MT models, `transformer.import_marian`) load without a second model class. Each is a departure
+from the paper, marked `DEVIATION`, and defaults to the paper's choice.
 """
 
 from __future__ import annotations
@@ -11,6 +15,13 @@ import dataclasses
 import json
 from dataclasses import dataclass
 from pathlib import Path
+
+ACTIVATIONS = ("relu", "silu")
+PE_LAYOUTS = ("interleaved", "half_split")
+
+
+def _is_id(value: object, vocab_size: int) -> bool:
+    return isinstance(value, int) and not isinstance(value, bool) and 0 <= value < vocab_size
 
 
 @dataclass(frozen=True)
@@ -26,8 +37,18 @@ class TransformerConfig:
     max_len: int = 256  # longest sequence the positional-encoding table covers
     pad_id: int = 0
     unk_id: int = 1
-    bos_id: int = 2
+    bos_id: int | None = 2  # None: the vocabulary has no <s> (Marian's); then decoder_start_id is set
     eos_id: int = 3
+    # DEVIATION: Marian's FFN uses "silu" (swish, x·σ(x)); the paper's is max(0, ·), "relu".
+    activation: str = "relu"
+    # DEVIATION: Marian puts the sines in dimensions 0..D/2-1 and the cosines of the same angles in
+    # D/2..D-1 ("half_split"); the paper interleaves them, sin on even and cos on odd ("interleaved").
+    pe_layout: str = "interleaved"
+    # DEVIATION: Marian adds a learned bias per word to the output logits (final_logits_bias); the
+    # paper's pre-softmax projection is the transposed embedding matrix alone.
+    logits_bias: bool = False
+    # DEVIATION: Marian's decoder starts from the padding token; ours (None) from <s>, bos_id.
+    decoder_start_id: int | None = None
 
     def __post_init__(self) -> None:
         for name in ("vocab_size", "d_model", "n_heads", "d_ff", "n_layers", "max_len"):
@@ -42,9 +63,24 @@ class TransformerConfig:
             raise ValueError(f"d_model={self.d_model} must be even (sin/cos pairs in the encoding)")
         if not 0.0 <= self.dropout < 1.0:
             raise ValueError(f"config.dropout must be in [0, 1), got {self.dropout!r}")
-        special = (self.pad_id, self.unk_id, self.bos_id, self.eos_id)
-        if len(set(special)) != 4 or not all(0 <= i < self.vocab_size for i in special):
+        special = [i for i in (self.pad_id, self.unk_id, self.bos_id, self.eos_id) if i is not None]
+        if len(set(special)) != len(special) or not all(_is_id(i, self.vocab_size) for i in special):
             raise ValueError(f"special ids {special} must be distinct and inside the vocabulary")
+        if self.activation not in ACTIVATIONS:
+            raise ValueError(f"config.activation must be one of {ACTIVATIONS}, got {self.activation!r}")
+        if self.pe_layout not in PE_LAYOUTS:
+            raise ValueError(f"config.pe_layout must be one of {PE_LAYOUTS}, got {self.pe_layout!r}")
+        if not isinstance(self.logits_bias, bool):
+            raise ValueError(f"config.logits_bias must be true or false, got {self.logits_bias!r}")
+        if self.decoder_start_id is None and self.bos_id is None:
+            raise ValueError("config.bos_id is null, so config.decoder_start_id must name the start token")
+        if self.decoder_start_id is not None and not _is_id(self.decoder_start_id, self.vocab_size):
+            raise ValueError(f"config.decoder_start_id {self.decoder_start_id!r} is not in the vocabulary")
+
+    @property
+    def start_id(self) -> int:
+        """The token the decoder's input starts with: <s> (bos_id), or `decoder_start_id` when set."""
+        return self.bos_id if self.decoder_start_id is None else self.decoder_start_id
 
     @property
     def d_k(self) -> int:

@@ -48,12 +48,12 @@ def _next_token_logits(
 ) -> torch.Tensor:
     """Logits for the token after the last target position only: (B, T) -> (B, V).
 
-    Padding and BOS are never a next token: their logits are -inf, so no decoder can emit them
-    (an untrained or badly trained model otherwise can).
+    Padding and the start token are never a next token: their logits are -inf, so no decoder can emit
+    them (an untrained or badly trained model otherwise can).
     """
     logits = model.decode(tgt, memory, src_allowed, last_only=True)[:, -1]  # (B, V)
-    cfg = model.config
-    return logits.index_fill(-1, torch.tensor([cfg.pad_id, cfg.bos_id], device=logits.device), float("-inf"))
+    never = torch.tensor(sorted({model.config.pad_id, model.config.start_id}), device=logits.device)
+    return logits.index_fill(-1, never, float("-inf"))
 
 
 @torch.no_grad()
@@ -66,7 +66,7 @@ def greedy_decode(
     max_len = default_max_len(model, src.size(1)) if max_len is None else max_len
     src_allowed = model.src_allowed(src)
     memory = model.encode(src, src_allowed)  # (1, S, D)
-    tgt = torch.tensor([[cfg.bos_id]], device=model.device)  # (1, 1)
+    tgt = torch.tensor([[cfg.start_id]], device=model.device)  # (1, 1)
     log_prob, finished = 0.0, False
     for _ in range(max_len):
         logits = _next_token_logits(model, tgt, memory, src_allowed)[0]  # (V,)
@@ -101,7 +101,7 @@ def beam_search(
     max_len = default_max_len(model, src.size(1)) if max_len is None else max_len
     src_allowed = model.src_allowed(src)  # (1, 1, 1, S)
     memory = model.encode(src, src_allowed)  # (1, S, D)
-    prefixes = torch.full((1, 1), cfg.bos_id, device=model.device)  # (W, T), W = 1 at first
+    prefixes = torch.full((1, 1), cfg.start_id, device=model.device)  # (W, T), W = 1 at first
     prefix_lp = torch.zeros(1, device=model.device)  # (W,)
     finished: list[Hypothesis] = []
     for step in range(1, max_len + 1):
@@ -174,7 +174,7 @@ def greedy_decode_batch(
     log_prob = [0.0] * len(sources)
     finished = [False] * len(sources)
     rows = torch.tensor([i for i, limit in enumerate(limits) if limit > 0], dtype=torch.long)  # (R,) going
-    tgt = torch.full((len(rows), 1), cfg.bos_id, dtype=torch.long, device=device)  # (R, T)
+    tgt = torch.full((len(rows), 1), cfg.start_id, dtype=torch.long, device=device)  # (R, T)
     step = 0
     while len(rows):
         step += 1
@@ -246,7 +246,7 @@ def beam_search_batch(
     for i, limit in enumerate(limits):
         if limit <= 0:
             results[i] = [Hypothesis([], 0.0, 0.0, False)]
-    prefixes = torch.full((len(owner), 1), cfg.bos_id, dtype=torch.long, device=device)  # (R, T)
+    prefixes = torch.full((len(owner), 1), cfg.start_id, dtype=torch.long, device=device)  # (R, T)
     prefix_lp = torch.zeros(len(owner), device=device)  # (R,)
     step = 0
     while owner:

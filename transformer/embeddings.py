@@ -4,6 +4,9 @@
     PE(pos, 2i)   = sin(pos / 10000^(2i / d_model))
     PE(pos, 2i+1) = cos(pos / 10000^(2i / d_model))
 
+(Marian's checkpoints hold the same numbers in another order: the D/2 sines first, then the D/2
+cosines, `pe_layout="half_split"`.)
+
 Shapes: B batch, T positions, D = d_model, V vocabulary.
 """
 
@@ -17,11 +20,17 @@ from torch import nn
 from transformer.hooks import HookPoint
 
 
-def sinusoidal_encoding(max_len: int, d_model: int) -> torch.Tensor:
-    """The PE table, (max_len, D): sin on even dimensions, cos on odd ones, wavelengths 2π..10000·2π."""
+def sinusoidal_encoding(max_len: int, d_model: int, layout: str = "interleaved") -> torch.Tensor:
+    """The PE table, (max_len, D), wavelengths 2π..10000·2π: sin on even dimensions, cos on odd ones
+    ("interleaved", the paper's); or the sines in the first half, the cosines in the second ("half_split")."""
     pos = torch.arange(max_len, dtype=torch.float64)[:, None]  # (T, 1)
     two_i = torch.arange(0, d_model, 2, dtype=torch.float64)  # (D/2,)
     angle = pos / torch.pow(10000.0, two_i / d_model)  # (T, D/2)
+    if layout == "half_split":
+        # DEVIATION: Marian's layout (see TransformerConfig.pe_layout).
+        return torch.cat([torch.sin(angle), torch.cos(angle)], dim=1).float()  # (T, D)
+    if layout != "interleaved":
+        raise ValueError(f"unknown positional-encoding layout {layout!r}")
     pe = torch.empty(max_len, d_model, dtype=torch.float64)
     pe[:, 0::2] = torch.sin(angle)
     pe[:, 1::2] = torch.cos(angle)
@@ -48,10 +57,10 @@ class Embeddings(nn.Module):
 class PositionalEncoding(nn.Module):
     """Add the fixed sinusoidal position signal, then dropout (§5.4: on the sums)."""
 
-    def __init__(self, d_model: int, max_len: int, dropout: float) -> None:
+    def __init__(self, d_model: int, max_len: int, dropout: float, layout: str = "interleaved") -> None:
         super().__init__()
         # Not learned and not saved: rebuilt from the formula, so weights files stay small.
-        self.register_buffer("pe", sinusoidal_encoding(max_len, d_model), persistent=False)
+        self.register_buffer("pe", sinusoidal_encoding(max_len, d_model, layout), persistent=False)
         self.dropout = nn.Dropout(dropout)
         self.hook_pe = HookPoint(copy=True)  # (1, T, D), a slice of the buffer: recorded as a copy
         self.hook_sum = HookPoint()  # (B, T, D) embeddings + PE, before dropout

@@ -2,7 +2,7 @@
 
 Every sub-layer is wrapped post-norm, as in the paper: LayerNorm(x + Dropout(Sublayer(x))).
 
-    FFN(x) = max(0, x W_1 + b_1) W_2 + b_2
+    FFN(x) = max(0, x W_1 + b_1) W_2 + b_2      (Marian's checkpoints: SiLU(x W_1 + b_1) W_2 + b_2)
 
 Shapes: B batch, S source positions, T target positions, D = d_model, F = d_ff.
 """
@@ -10,6 +10,7 @@ Shapes: B batch, S source positions, T target positions, D = d_model, F = d_ff.
 from __future__ import annotations
 
 import torch
+import torch.nn.functional as F
 from torch import nn
 
 from transformer.attention import MultiHeadAttention
@@ -17,27 +18,29 @@ from transformer.hooks import HookPoint
 
 
 class FeedForward(nn.Module):
-    """Position-wise two-layer network with a ReLU between."""
+    """Position-wise two-layer network with a ReLU (or, for Marian's checkpoints, a SiLU) between."""
 
-    def __init__(self, d_model: int, d_ff: int) -> None:
+    def __init__(self, d_model: int, d_ff: int, activation: str = "relu") -> None:
         super().__init__()
         self.w_1 = nn.Linear(d_model, d_ff)
         self.w_2 = nn.Linear(d_ff, d_model)
-        self.hook_hidden = HookPoint()  # (B, T, F) after the ReLU
+        # DEVIATION: "silu" (x·σ(x), Marian's "swish") only for imported checkpoints; the paper's is ReLU.
+        self.activation = {"relu": torch.relu, "silu": F.silu}[activation]
+        self.hook_hidden = HookPoint()  # (B, T, F) after the activation
         self.hook_out = HookPoint()  # (B, T, D)
 
     def forward(self, x: torch.Tensor) -> torch.Tensor:
-        hidden = self.hook_hidden(torch.relu(self.w_1(x)))  # (B, T, F)
+        hidden = self.hook_hidden(self.activation(self.w_1(x)))  # (B, T, F)
         return self.hook_out(self.w_2(hidden))  # (B, T, D)
 
 
 class EncoderLayer(nn.Module):
     """Self-attention, then the feed-forward network; each in a residual + LayerNorm wrapper."""
 
-    def __init__(self, d_model: int, n_heads: int, d_ff: int, dropout: float) -> None:
+    def __init__(self, d_model: int, n_heads: int, d_ff: int, dropout: float, activation: str = "relu"):
         super().__init__()
         self.self_attn = MultiHeadAttention(d_model, n_heads)
-        self.ffn = FeedForward(d_model, d_ff)
+        self.ffn = FeedForward(d_model, d_ff, activation)
         self.norm1 = nn.LayerNorm(d_model)
         self.norm2 = nn.LayerNorm(d_model)
         self.dropout = nn.Dropout(dropout)
@@ -56,11 +59,11 @@ class EncoderLayer(nn.Module):
 class DecoderLayer(nn.Module):
     """Masked self-attention, encoder-decoder (cross) attention, then the feed-forward network."""
 
-    def __init__(self, d_model: int, n_heads: int, d_ff: int, dropout: float) -> None:
+    def __init__(self, d_model: int, n_heads: int, d_ff: int, dropout: float, activation: str = "relu"):
         super().__init__()
         self.self_attn = MultiHeadAttention(d_model, n_heads)
         self.cross_attn = MultiHeadAttention(d_model, n_heads)
-        self.ffn = FeedForward(d_model, d_ff)
+        self.ffn = FeedForward(d_model, d_ff, activation)
         self.norm1 = nn.LayerNorm(d_model)
         self.norm2 = nn.LayerNorm(d_model)
         self.norm3 = nn.LayerNorm(d_model)

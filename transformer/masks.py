@@ -20,5 +20,11 @@ def causal_mask(size: int, device: torch.device | str | None = None) -> torch.Te
 
 
 def target_mask(ids: torch.Tensor, pad_id: int) -> torch.Tensor:
-    """Decoder self-attention: causal and not padding. ids: (B, T) -> allowed: (B, 1, T, T)."""
-    return padding_mask(ids, pad_id) & causal_mask(ids.size(1), ids.device)
+    """Decoder self-attention: causal and not padding. ids: (B, T) -> allowed: (B, 1, T, T).
+
+    Position 0 is the start token and never padding, even where it is the padding id itself (Marian's
+    decoder starts from <pad>): every query may attend to it.
+    """
+    real = padding_mask(ids, pad_id).clone()  # (B, 1, 1, T)
+    real[..., 0] = True
+    return real & causal_mask(ids.size(1), ids.device)

@@ -28,7 +28,7 @@ class Encoder(nn.Module):
     def __init__(self, config: TransformerConfig) -> None:
         super().__init__()
         self.layers = nn.ModuleList(
-            EncoderLayer(config.d_model, config.n_heads, config.d_ff, config.dropout)
+            EncoderLayer(config.d_model, config.n_heads, config.d_ff, config.dropout, config.activation)
             for _ in range(config.n_layers)
         )
 
@@ -44,7 +44,7 @@ class Decoder(nn.Module):
     def __init__(self, config: TransformerConfig) -> None:
         super().__init__()
         self.layers = nn.ModuleList(
-            DecoderLayer(config.d_model, config.n_heads, config.d_ff, config.dropout)
+            DecoderLayer(config.d_model, config.n_heads, config.d_ff, config.dropout, config.activation)
             for _ in range(config.n_layers)
         )
 
@@ -63,14 +63,19 @@ class Decoder(nn.Module):
 class Generator(nn.Module):
     """Pre-softmax linear projection onto the vocabulary, its weight tied to the embeddings."""
 
-    def __init__(self, embedding_weight: nn.Parameter) -> None:
+    def __init__(self, embedding_weight: nn.Parameter, bias: bool = False) -> None:
         super().__init__()
         self.weight = embedding_weight  # (V, D), the very same Parameter as the embeddings
+        # DEVIATION: a per-word output bias only for Marian's checkpoints (final_logits_bias).
+        self.bias = nn.Parameter(torch.zeros(embedding_weight.size(0))) if bias else None  # (V,)
         self.hook_logits = HookPoint()  # (B, T, V)
         self.hook_probs = HookPoint()  # (B, T, V)
 
     def forward(self, x: torch.Tensor) -> torch.Tensor:
-        logits = self.hook_logits(x @ self.weight.t())  # (B, T, V)
+        logits = x @ self.weight.t()  # (B, T, V)
+        if self.bias is not None:
+            logits = logits + self.bias
+        logits = self.hook_logits(logits)
         if hooks.active():
             self.hook_probs(logits.softmax(dim=-1))  # only computed when someone is looking
         return logits
@@ -85,11 +90,12 @@ class Transformer(nn.Module):
         self.src_embed = Embeddings(config.vocab_size, config.d_model)
         self.tgt_embed = Embeddings(config.vocab_size, config.d_model)
         self.tgt_embed.lut.weight = self.src_embed.lut.weight  # one matrix, three uses (§3.4)
-        self.src_pos_enc = PositionalEncoding(config.d_model, config.max_len, config.dropout)
-        self.tgt_pos_enc = PositionalEncoding(config.d_model, config.max_len, config.dropout)
+        pe_args = (config.d_model, config.max_len, config.dropout, config.pe_layout)
+        self.src_pos_enc = PositionalEncoding(*pe_args)
+        self.tgt_pos_enc = PositionalEncoding(*pe_args)
         self.encoder = Encoder(config)
         self.decoder = Decoder(config)
-        self.generator = Generator(self.src_embed.lut.weight)
+        self.generator = Generator(self.src_embed.lut.weight, config.logits_bias)
         self.reset_parameters()
         self.hook_names = hooks.name_hook_points(self)
 
@@ -125,7 +131,7 @@ class Transformer(nn.Module):
     def decode(
         self, tgt: torch.Tensor, memory: torch.Tensor, src_allowed: torch.Tensor, last_only: bool = False
     ) -> torch.Tensor:
-        """tgt: (B, T) ids (starting with BOS), memory: (B, S, D) -> logits (B, T, V).
+        """tgt: (B, T) ids (starting with config.start_id), memory: (B, S, D) -> logits (B, T, V).
 
         `last_only`: project only the last position onto the vocabulary -> (B, 1, V). A decoding
         step needs no more, and the (B, T, V) projection is a large share of a step on a CPU.
