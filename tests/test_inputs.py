@@ -228,3 +228,38 @@ def test_command_line_names_a_broken_model_directory(tmp_path):
     message = done.stderr.decode()
     assert "config.json" in message and "git checkout -- pretrained/" in message
     assert "Traceback" not in message and done.stdout == b""
+
+
+class _Letters:
+    """A stand-in tokenizer: each ASCII word is one piece; any other character is `<unk>` (id 1)."""
+
+    unk_id, eos_id = 1, 3
+    _pieces = ["<pad>", "<unk>", "<s>", "</s>", "▁"]
+
+    def encode(self, text: str) -> list[int]:
+        ids = []
+        for word in text.split():
+            ids.append(4)  # the word start
+            ids += [self._id("▁" + c) if c.isascii() else self.unk_id for c in word]
+        return ids
+
+    def _id(self, piece: str) -> int:
+        if piece not in self._pieces:
+            self._pieces.append(piece)
+        return self._pieces.index(piece)
+
+    def id_to_piece(self, i: int) -> str:
+        return self._pieces[i]
+
+
+def test_unknown_only_text_gets_a_notice_naming_the_characters():
+    source = encode_source(_Letters(), "😀 🎉😀")
+    assert [i for i in source.ids if i not in (1, 4)] == [3]  # nothing but <unk>, word starts and EOS
+    (notice,) = source.notices
+    assert "Nothing in this text is in the model's vocabulary (😀 🎉)" in notice
+
+
+def test_partly_unknown_text_says_how_many_tokens_are_unknown():
+    (notice,) = encode_source(_Letters(), "I like 😀 and 🎉").notices
+    assert notice.startswith("2 token(s) of this text are not in the model's vocabulary (😀 🎉)")
+    assert encode_source(_Letters(), "I like tea").notices == []

@@ -65,5 +65,31 @@ def encode_source(
         notices.append(
             f"The sentence has more than {max_tokens} tokens; only the first {max_tokens} are used."
         )
+    notice = unknown_notice(tokenizer, clean, ids)
+    if notice:
+        notices.append(notice)
     pieces = [tokenizer.id_to_piece(i) for i in ids] + ["</s>"]
     return Source(clean, ids + [tokenizer.eos_id], pieces, notices)
+
+
+def unknown_notice(tokenizer, text: str, ids: list[int]) -> str | None:
+    """What to say when pieces of `text` are not in the vocabulary (emoji, other scripts), or None.
+
+    Such characters become the unknown piece `<unk>`: the model sees one and the same token for all
+    of them. When nothing else is left, the translation and the attention show nothing about the text.
+    """
+    unk = tokenizer.unk_id
+    n_unknown = sum(i == unk for i in ids)
+    if not n_unknown:
+        return None
+    word_start = {i for i in ids if tokenizer.id_to_piece(i) == "▁"}  # a bare word start says nothing
+    chars = [c for c in dict.fromkeys(text) if not c.isspace() and unk in tokenizer.encode(c)]
+    # Letters and symbols only: the notice is Markdown, and no such character is Markdown syntax.
+    shown = [c for c in chars if unicodedata.category(c)[0] in "LSN"][:5]
+    examples = f" ({' '.join(shown)})" if shown else ""
+    if all(i == unk or i in word_start for i in ids):
+        return (f"Nothing in this text is in the model's vocabulary{examples}: everything became the "
+                "unknown token `<unk>`, so the translation and the attention say nothing about what you "
+                "typed. Type English words to see the model at work.")
+    return (f"{n_unknown} token(s) of this text are not in the model's vocabulary{examples} and became the "
+            "unknown token `<unk>`; the model sees the same token for all of them.")

@@ -156,6 +156,8 @@ def setup(snapshots: bool = False) -> Page:
         st.html(PRESENTER_CSS)
     state.sync_url(sel)
     src = model_io.source(sel.sentence)
+    if CUT_KEY in st.session_state:
+        st.warning(st.session_state[CUT_KEY])
     for notice in src.notices:
         st.warning(notice)
     if model_io.is_numbers() and not src.empty:
@@ -197,7 +199,29 @@ def _on_change(field: str, key: str, convert=lambda value: value):
     return callback
 
 
+CUT_KEY = "atlas_cut_notice"  # session state: what the sentence box cut, until the next edit
+
+
+def _on_sentence() -> None:
+    """The sentence box's callback: text over MAX_CHARS is cut there, and the page says so.
+
+    The box itself has no `max_chars`: with one, a browser paste longer than the limit left the box
+    empty (and every page asking for a sentence) instead of cutting the text.
+    """
+    text = st.session_state["atlas_sentence_box"]
+    if len(text) > MAX_CHARS:
+        st.session_state[CUT_KEY] = (
+            f"Your text had {len(text):,} characters, more than the limit of {MAX_CHARS:,}: it was cut "
+            f"after character {MAX_CHARS:,}, and the sentence box now holds what is kept."
+        )
+        text = text[:MAX_CHARS]
+    else:
+        st.session_state.pop(CUT_KEY, None)
+    state.update(sentence=text)
+
+
 def _pick_preset() -> None:
+    st.session_state.pop(CUT_KEY, None)
     name = st.session_state.get("atlas_preset", "—")
     if name in presets():
         state.update(sentence=presets()[name])
@@ -210,9 +234,9 @@ def _sidebar(sel: Selection, lm: LoadedModel) -> Selection:
         st.selectbox("Presets", ["—", *presets()], key="atlas_preset", on_change=_pick_preset)
         _seed("atlas_sentence_box", sel.sentence)
         st.text_area(
-            "English sentence", key="atlas_sentence_box", max_chars=MAX_CHARS, height=100,
-            on_change=_on_change("sentence", "atlas_sentence_box"),
-            help="Shared by every page and kept in the link, so a copied URL shows the same view.",
+            "English sentence", key="atlas_sentence_box", height=100, on_change=_on_sentence,
+            help=f"Shared by every page and kept in the link, so a copied URL shows the same view. Up "
+                 f"to {MAX_CHARS:,} characters: longer text is cut, and the page says so.",
         )
         with st.expander("Display", expanded=False):
             _seed("atlas_one_based", sel.one_based)

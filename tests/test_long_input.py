@@ -1,0 +1,60 @@
+"""Text a lecturer pastes (issue 30, item 4): over-long text is cut at the limit with a message that
+says so, instead of silently emptying the box, and text the vocabulary does not know gets a notice."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from streamlit.testing.v1 import AppTest
+
+from transformer.inputs import MAX_CHARS, encode_source
+from ui import model as model_io
+from ui.layout import CUT_KEY
+
+ROOT = Path(__file__).resolve().parents[1]
+PAGE = str(ROOT / "pages" / "Tokens_and_embeddings.py")  # a quick page that needs a sentence
+TIMEOUT = 120
+
+
+def _type(at: AppTest, text: str) -> AppTest:
+    at.sidebar.text_area(key="atlas_sentence_box").input(text).run()
+    assert not at.exception, [e.message for e in at.exception]
+    return at
+
+
+def _warnings(at: AppTest) -> list[str]:
+    return [w.value for w in at.warning]
+
+
+def test_pasted_text_over_the_limit_is_cut_with_a_message():
+    at = AppTest.from_file(PAGE, default_timeout=TIMEOUT).run()
+    pasted = ("The cat sat on the mat and looked at the dog. " * 60)[: 2 * MAX_CHARS]
+    _type(at, pasted)
+    assert at.sidebar.text_area(key="atlas_sentence_box").value == pasted[:MAX_CHARS]  # not emptied
+    assert at.session_state["atlas_selection"].sentence == pasted[:MAX_CHARS]
+    said = [w for w in _warnings(at) if "more than the limit" in w]
+    assert said and f"{2 * MAX_CHARS:,} characters" in said[0] and f"{MAX_CHARS:,}" in said[0]
+    assert at.get("plotly_chart") and not at.info  # the page shows the kept text, asks for nothing
+    # The message stays until the reader edits the box again.
+    _type(at, "The cat sat on the mat.")
+    assert not any("more than the limit" in w for w in _warnings(at))
+    assert CUT_KEY not in at.session_state
+
+
+def test_text_at_the_limit_is_kept_whole_without_a_message():
+    at = AppTest.from_file(PAGE, default_timeout=TIMEOUT).run()
+    text = ("A dog ran. " * 200)[:MAX_CHARS]
+    _type(at, text)
+    assert at.sidebar.text_area(key="atlas_sentence_box").value == text
+    assert not any("more than the limit" in w for w in _warnings(at))
+
+
+def test_emoji_only_text_gets_a_notice():
+    at = AppTest.from_file(PAGE, default_timeout=TIMEOUT).run()
+    text = "😀 🎉"
+    _type(at, text)
+    lm = model_io.loaded()
+    source = encode_source(lm.tokenizer, text)
+    assert set(source.notices) <= set(_warnings(at))  # every notice of the input is on the page
+    if lm.tokenizer.unk_id in source.ids:  # a vocabulary without byte pieces: the emoji are unknown
+        assert any("in the model's vocabulary" in w for w in _warnings(at)), _warnings(at)
