@@ -87,6 +87,7 @@ LAYERS = {
     "transformer": files("transformer"),
     "training": files("training"),
     "corpus": files("corpus"),
+    "attention_atlas": files("attention_atlas"),
 }
 APP_SIDE = {"streamlit", "plotly", "ui", "viz", "pages", "app"}
 # What each room may never import (top-level names): the arrows run corpus -> training -> transformer.
@@ -98,6 +99,7 @@ NEVER = {
     "ui": {"corpus"},
     "viz": {"corpus"},
     "pages": {"corpus"},
+    "attention_atlas": {"corpus", "ui", "viz", "pages", "app"},  # the installed commands: find files, run modules
 }
 # Command lines a reader is told about (README, Makefile): each must still start under its name.
 COMMANDS = [
