@@ -99,7 +99,7 @@ NEVER = {
     "ui": {"corpus"},
     "viz": {"corpus"},
     "pages": {"corpus"},
-    "attention_atlas": {"corpus", "ui", "viz", "pages", "app"},  # the installed commands: find files, run modules
+    "attention_atlas": {"corpus", "ui", "viz", "pages", "app"},  # the installed commands: files, modules
 }
 # Command lines a reader is told about (README, Makefile): each must still start under its name.
 COMMANDS = [
