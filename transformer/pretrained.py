@@ -172,24 +172,32 @@ def snapshot_file(directory: str | Path, step: int) -> Path:
     return Path(directory, SNAPSHOT_DIR, f"step_{step:07d}.safetensors")
 
 
+def load_tokenizer(directory: Path) -> tuple[object, Path]:
+    """The directory's tokenizer and the file it is named by: `spm.model` (ours), or Marian's
+    `source.spm` + `target.spm` + `vocab.json` (an imported checkpoint, `transformer.import_marian`)."""
+    from transformer.marian_tokenizer import VOCAB_FILE, MarianTokenizer
+    from transformer.tokenizer import Tokenizer
+
+    marian = (directory / VOCAB_FILE).is_file() and not (directory / TOKENIZER_FILE).is_file()
+    path = directory / (VOCAB_FILE if marian else TOKENIZER_FILE)
+    try:
+        return (MarianTokenizer.load(directory) if marian else Tokenizer.load(path)), path
+    except (OSError, ValueError, RuntimeError) as err:
+        raise PretrainedError(path, f"tokenizer cannot be loaded ({err})") from err
+
+
 def load_pretrained(
     directory: str | Path, device: str | torch.device = "cpu", snapshot: int | None = None
 ) -> LoadedModel:
     """Build the model from `directory` on `device`, in eval mode, with its tokenizer; with
     `snapshot`, the weights that directory kept from that training step instead of the final ones."""
-    from transformer.tokenizer import Tokenizer
-
     directory = Path(directory)
     config = load_config(directory)
     decoding = load_decoding(directory)
     model = Transformer(config)
     weights = directory / WEIGHTS_FILE if snapshot is None else snapshot_file(directory, snapshot)
     load_weights(model, weights)
-    spm_path = directory / TOKENIZER_FILE
-    try:
-        tokenizer = Tokenizer.load(spm_path)
-    except (OSError, ValueError, RuntimeError) as err:
-        raise PretrainedError(spm_path, f"tokenizer cannot be loaded ({err})") from err
+    tokenizer, spm_path = load_tokenizer(directory)
     if tokenizer.vocab_size != config.vocab_size:
         raise PretrainedError(
             spm_path,
