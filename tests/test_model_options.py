@@ -86,3 +86,12 @@ def test_decoder_may_start_from_the_padding_token(tiny_config):
     assert torch.isfinite(logits).all()
     for hyp in (greedy_decode(model, src, max_len=6), beam_search(model, src, 3, max_len=6)[0]):
         assert cfg.pad_id not in hyp.ids  # the start token (here padding) is never emitted
+
+
+def test_the_shift_property_is_checked_in_the_models_own_layout():
+    from transformer.analysis.inputs import check_shift
+
+    half = sinusoidal_encoding(40, 16, "half_split")
+    assert check_shift(half, 3, "half_split").max_error < 1e-6
+    assert check_shift(half, 3).max_error > 0.1  # the interleaved M_k does not fit this table
+    assert check_shift(sinusoidal_encoding(40, 16), 3).max_error < 1e-6

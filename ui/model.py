@@ -203,7 +203,7 @@ def trace(
     ablate: tuple = (),
     keep: tuple[str, ...] = (),
 ) -> Trace | None:
-    """Trace of `sentence` with the decoder fed BOS + `target_ids` (default: the greedy output).
+    """Trace of `sentence` with the decoder fed the start token + `target_ids` (default: the greedy output).
 
     `ablate` is a tuple of (stack, kind, layer, head) whose head outputs are zeroed before W^O for
     this call only (through the hook session, never by editing the shared model). `keep`: name
@@ -214,8 +214,9 @@ def trace(
         return None
     if target_ids is None:
         target_ids = tuple(greedy(model_id, sentence, ablate)["ids"])
-    tgt_ids = [lm.tokenizer.bos_id, *target_ids]
-    tgt_pieces = ["<s>", *(lm.tokenizer.id_to_piece(i) for i in target_ids)]
+    start = lm.model.config.start_id  # <s>; <pad> for a Marian checkpoint
+    tgt_ids = [start, *target_ids]
+    tgt_pieces = [lm.tokenizer.id_to_piece(i) for i in tgt_ids]
     full = run_trace(lm.model, src.ids, tgt_ids, src.pieces, tgt_pieces, edits=head_ablation(ablate))
     return full.only(keep) if keep else full
 

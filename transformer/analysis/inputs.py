@@ -53,17 +53,19 @@ def frequencies(d_model: int) -> torch.Tensor:
     return torch.pow(10000.0, -two_i / d_model)
 
 
-def shift_matrix(k: int, d_model: int) -> torch.Tensor:
-    """M_k, (D, D): block-diagonal 2×2 rotations with PE(pos + k) = M_k · PE(pos) for every pos."""
+def shift_matrix(k: int, d_model: int, layout: str = "interleaved") -> torch.Tensor:
+    """M_k, (D, D): 2×2 rotations with PE(pos + k) = M_k · PE(pos) for every pos; block-diagonal for the
+    paper's interleaved table, each sine i paired with cosine D/2 + i for a "half_split" one (Marian's)."""
     if d_model % 2:
         raise ValueError(f"d_model={d_model} must be even")
     angle = k * frequencies(d_model)  # (D/2,)
     c, s = torch.cos(angle), torch.sin(angle)
     m = torch.zeros(d_model, d_model, dtype=torch.float64)
-    even = torch.arange(0, d_model, 2)
+    sin = torch.arange(0, d_model, 2) if layout == "interleaved" else torch.arange(d_model // 2)
+    cos = sin + 1 if layout == "interleaved" else sin + d_model // 2
     # sin(a + b) = sin a cos b + cos a sin b;  cos(a + b) = cos a cos b − sin a sin b
-    m[even, even], m[even, even + 1] = c, s
-    m[even + 1, even], m[even + 1, even + 1] = -s, c
+    m[sin, sin], m[sin, cos] = c, s
+    m[cos, sin], m[cos, cos] = -s, c
     return m
 
 
@@ -78,12 +80,13 @@ class ShiftCheck:
     max_error: float  # largest |predicted − actual| over every entry
 
 
-def check_shift(pe: torch.Tensor, k: int) -> ShiftCheck:
-    """Check PE(pos + k) = M_k · PE(pos) on a real table `pe` (T, D), for every pos with pos + k < T."""
+def check_shift(pe: torch.Tensor, k: int, layout: str = "interleaved") -> ShiftCheck:
+    """Check PE(pos + k) = M_k · PE(pos) on a real table `pe` (T, D) of that `layout`, for every pos with
+    pos + k < T."""
     t, d = pe.shape
     if not 0 <= k < t:
         raise ValueError(f"k={k} must be in 0..{t - 1} for a table of {t} positions")
-    m = shift_matrix(k, d)  # (D, D)
+    m = shift_matrix(k, d, layout)  # (D, D)
     table = pe.double()
     predicted = table[: t - k] @ m.T  # (T − k, D): each row is M_k · PE(pos)
     actual = table[k:]  # (T − k, D)
