@@ -51,9 +51,15 @@ lint: $(DEV_STAMP)
 format: $(DEV_STAMP)
 	$(PY) -m ruff format .
 
-data: $(STAMP)  ## build the EN-DE corpus from Debian packages and train the tokenizer
-	$(PY) -m corpus.build --out data/corpus --per-source
-	$(PY) -m transformer.tokenizer --corpus data/corpus --out data/spm --vocab-size 8000 --repeat ding=10
+# The training mixture (docs/CORPUS.md, pretrained/MODEL_CARD.md): the Debian sources at corpus.table's
+# weights plus the committed Tatoeba sentences (corpus/tatoeba/, CC-BY 2.0) at MIX's weights.
+MIX ?= --weight tatoeba=2
+
+data: $(STAMP)  ## build the EN-DE corpus (Debian packages + Tatoeba) and train the tokenizer
+	$(PY) -m corpus.build --out data/corpus-debian --per-source
+	$(PY) -m corpus.mix --debian data/corpus-debian --out data/corpus $(MIX)
+	$(PY) -m transformer.tokenizer --corpus data/corpus --out data/spm --vocab-size 16000 \
+	  --repeat ding=10 --repeat tatoeba=10 --byte-fallback
 
 train: $(STAMP)  ## continue training from the shipped weights (see pretrained/MODEL_CARD.md)
 	@test -f data/spm/spm.model || $(MAKE) data
