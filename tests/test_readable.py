@@ -46,7 +46,9 @@ def test_long_titles_wrap_instead_of_being_cut():
         assert len(lines) > 1 and max(map(len, lines)) <= TITLE_WIDTH
         assert "".join(lines).replace(" ", "") == title.replace(" ", "")  # nothing lost
         assert fig.layout.margin.t >= 36 + 22 * fig.layout.title.text.count("<br>")
-    assert wrap_title("short<br><sup>note</sup>") == "short<br><sup>note</sup>"
+    assert wrap_title("short<br><sup>note</sup>") == "short <br><sup>note</sup>"
+    # A line break keeps its space: the figure's text (a screen reader, copy and paste) reads words.
+    assert " <br>" in wrap_title(title) and "<br> " not in wrap_title(title)
 
 
 def test_ticks_read_as_words_and_hover_gives_piece_and_position():

@@ -37,16 +37,18 @@ def wrap_title(title: str, width: int = TITLE_WIDTH) -> str:
     """The title's first line broken at spaces into lines of at most `width` characters.
 
     Plotly never wraps a title: in a narrow column the end of a long one is simply cut off. The
-    subtitle (after the first `<br>`) is left as it is.
+    subtitle (after the first `<br>`) is left as it is. Each line break keeps the space it replaces
+    (`"the <br>heads"`): Plotly draws every line as its own SVG text span, and a reader that takes
+    the figure's text (a screen reader, copy and paste) would otherwise get "theheads".
     """
     head, sep, rest = title.partition("<br>")
     lines: list[str] = []
     for word in head.split(" "):
-        if lines and len(lines[-1]) + 1 + len(word) <= width:
+        if lines and len(lines[-1]) + 2 + len(word) <= width:  # + the space, and the one kept at the break
             lines[-1] += " " + word
         else:
             lines.append(word)
-    return "<br>".join(lines) + sep + rest
+    return " <br>".join(lines) + (" " + sep + rest if sep else "")
 
 
 def text_width(text: str, size: float = TICK_FONT) -> float:
