@@ -16,6 +16,7 @@ st.markdown(
 )
 st.latex(r"\mathrm{Attention}(Q, K, V) = \mathrm{softmax}\!\left(\frac{QK^\top}{\sqrt{d_k}}\right)V")
 from ui import model as model_io  # noqa: E402
+from ui import rows  # noqa: E402
 from ui.layout import (  # noqa: E402
     attention_picker,
     figure_columns,
@@ -48,7 +49,7 @@ def step_figures(model_id: str, text: str, sel: Selection, row: int | None) -> d
     def get(what: str):
         return trace.get(trace.attn_name(sel.stack, sel.kind, sel.layer, what))[sel.head]
 
-    query_labels = token_labels(trace.query_pieces(sel.stack), sel.pieces)
+    query_labels = rows.query_labels(model_id, trace, sel.stack, sel.kind, sel.pieces)
     key_labels = token_labels(trace.key_pieces(sel.stack, sel.kind), sel.pieces)
     colors = palette(sel.palette)
     figs = viz_steps.step_figures(
@@ -82,7 +83,7 @@ def steps_view() -> None:
         st.stop()
 
     head = sel.head
-    query_labels = token_labels(trace.query_pieces(sel.stack), p.sel.pieces)
+    query_labels = rows.query_labels(p.lm.model_id, trace, sel.stack, sel.kind, p.sel.pieces)
     where = (
         f"{sel.stack} {sel.kind}-attention, layer {sel.show_layer()} of {cfg.n_layers}, "
         f"head {sel.show_head()} of {cfg.n_heads} ({sel.numbering})"
@@ -92,6 +93,7 @@ def steps_view() -> None:
         st.caption(
             "Decoder positions are the decoder's input: `<s>` and then the model's own greedy "
             "translation, one position per token it has produced so far."
+            + (f" {rows.WRITES_NOTE}" if sel.kind == "cross" else "")
         )
 
     query_options = [None, *range(len(query_labels))]

@@ -19,97 +19,17 @@ st.markdown(
     "probability for every token of the vocabulary."
 )
 from transformer.analysis.decoding import step_from_trace, step_limit  # noqa: E402
-from ui import generation, gold, state  # noqa: E402
+from ui import generation, state  # noqa: E402
 from ui import model as model_io  # noqa: E402
-from ui.layout import figure_columns, for_display, fresh, require_sentence, setup, show_figure  # noqa: E402
-from ui.state import Selection  # noqa: E402
+from ui.generation import TOP_K  # noqa: E402
+from ui.layout import figure_columns, fresh, require_sentence, setup, show_figure  # noqa: E402
+from ui.rows import WRITES_NOTE  # noqa: E402
 from ui.uniform import uniform_note  # noqa: E402
 from viz import decoding as dec_viz  # noqa: E402
-from viz import multihead  # noqa: E402
-from viz.labels import token_labels  # noqa: E402
-from viz.palette import palette  # noqa: E402
-
-TOP_K = 10
 
 PAGE = setup(snapshots=True)
 model_io.step_slider()  # the numbers model ships weights from earlier training steps
 require_sentence(PAGE)
-
-
-def _names(sel: Selection, n_layers: int, n_heads: int) -> tuple[list[str], list[str]]:
-    return ([f"head {sel.show_head(h)}" for h in range(n_heads)],
-            [f"layer {sel.show_layer(i)}" for i in range(n_layers)])  # fmt: skip
-
-
-# Figures cached for the whole server (only read, never changed), ready to show (`for_display`): going
-# back to a layer or head seen before draws without building a figure, and a figure that did not
-# change (e.g. the cross-attention when only the head moved) is not drawn again.
-@st.cache_resource(max_entries=64, show_spinner=False)
-def self_figure(model_id: str, text: str, sel: Selection):
-    """The masked self-attention of the selection's decoder layer and head."""
-    lm, tr = model_io.by_id(model_id), model_io.trace(model_id, text)
-    head_names, _ = _names(sel, lm.model.config.n_layers, lm.model.config.n_heads)
-    labels = token_labels(tr.tgt_pieces, sel.pieces)
-    fig = dec_viz.masked_attention_heatmap(
-        tr.attention("decoder", "self", sel.layer)[sel.head],
-        tr.get(tr.attn_name("decoder", "self", sel.layer, "mask"))[0],  # (T, T), True = may attend
-        labels, labels,
-        f"decoder layer {sel.show_layer()} of {lm.model.config.n_layers}, {head_names[sel.head]}: "
-        "masked self-attention",
-        colorscale=palette(sel.palette)["sequential"],
-    )  # fmt: skip
-    return for_display(fig, sel)
-
-
-@st.cache_resource(max_entries=64, show_spinner=False)
-def cross_figures(model_id: str, text: str, sel: Selection) -> tuple[dict, str | None, str | None]:
-    """The layer's cross-attention averaged over the heads (with the numbers model's right answer) and
-    head by head; and the gold caption, or why there is no gold (`gold.marks`)."""
-    lm, tr = model_io.by_id(model_id), model_io.trace(model_id, text)
-    cfg, colors = lm.model.config, palette(sel.palette)
-    head_names, _ = _names(sel, cfg.n_layers, cfg.n_heads)
-    tgt, src = token_labels(tr.tgt_pieces, sel.pieces), token_labels(tr.src_pieces, sel.pieces)
-    where = f"decoder layer {sel.show_layer()} of {cfg.n_layers}"
-    cross = tr.attention("decoder", "cross", sel.layer)  # (H, T, S)
-    average = dec_viz.alignment_heatmap(cross, tgt, src, f"{where}: cross-attention, average of the heads",
-                                        colorscale=colors["sequential"])
-    right, why_not = gold.marks(average, tr, text, cross.mean(0), "heads averaged, this layer")
-    heads = multihead.heads_grid(cross, tgt, src, head_names, f"{where}: cross-attention per head",
-                                 colorscale=colors["sequential"], max_cols=2 if sel.presenter else 4)
-    return {"average": for_display(average, sel), "heads": for_display(heads, sel)}, right, why_not
-
-
-@st.cache_resource(max_entries=64, show_spinner=False)
-def step_figures(model_id: str, text: str, prefix: tuple[int, ...], sel: Selection) -> dict:
-    """The next-token probabilities after `prefix`, and the newest query's attention rows."""
-    lm = model_io.by_id(model_id)
-    cfg, colors = lm.model.config, palette(sel.palette)
-    head_names, layer_names = _names(sel, cfg.n_layers, cfg.n_heads)
-    step_tr = model_io.trace(model_id, text, target_ids=prefix)
-    step = step_from_trace(step_tr, TOP_K)
-    src = token_labels(step_tr.src_pieces, sel.pieces)
-    where = f"decoder layer {sel.show_layer()} of {cfg.n_layers}"
-    newest = f"the newest query (position {len(prefix)})"
-    figs = {
-        "topk": dec_viz.topk_bar(
-            [lm.tokenizer.id_to_piece(i) for i in step.top_ids], step.top_probs,
-            f"Step {len(prefix) + 1}: the {TOP_K} most probable next tokens", color=colors["categorical"][0],
-            show_pieces=sel.pieces,
-        ),
-        "self": dec_viz.step_rows_heatmap(
-            step.rows[("self", sel.layer)], token_labels(step_tr.tgt_pieces, sel.pieces), head_names,
-            f"{where}: new self-attention row of {newest}", colorscale=colors["sequential"],
-        ),
-        "cross": dec_viz.step_rows_heatmap(
-            step.rows[("cross", sel.layer)], src, head_names, f"{where}: new cross-attention row of {newest}",
-            colorscale=colors["sequential"],
-        ),
-        "layers": dec_viz.layer_rows_heatmap(
-            [step.rows[("cross", i)] for i in range(cfg.n_layers)], src, layer_names,
-            f"Where {newest} looks in the English sentence, layer by layer", colorscale=colors["sequential"],
-        ),
-    }  # fmt: skip
-    return {name: for_display(fig, sel) for name, fig in figs.items()}
 
 
 # Everything that changes with the decoder layer, the head or the tokens generated: a fragment, so a
@@ -140,7 +60,7 @@ def decoder_view() -> None:
         "positions 0…*i*, which is why the matrix is empty above its diagonal."
     )
     show_figure(
-        self_figure(p.lm.model_id, p.src.text, shown),
+        generation.self_figure(p.lm.model_id, p.src.text, shown),
         key="dec_self",
         caption=f"Grey cells are blocked (a future position). The decoder input is `<s>` followed by the "
         f"model's greedy translation. {numbering}",
@@ -152,24 +72,26 @@ def decoder_view() -> None:
     st.markdown(
         "In the second sub-layer each German position asks the English sentence what it needs next. Read "
         "as a matrix with German rows and English columns, the weights of a well-trained model often look "
-        "like a word alignment: a German word attends to the English word(s) it translates. Averaging the "
-        "heads gives the overall picture; single heads are often sharper, or specialised on something "
-        "else. A head that spreads its weight evenly over the source aligns nothing, and a note under the "
-        "figure says so when one does."
+        "like a word alignment: the position that writes a German word attends to the English word(s) that "
+        "word translates. Each row is named by the token it reads and the token it writes (“Die → Kinder”): "
+        "it is the written one that the row is looking for. Averaging the heads gives the overall picture; "
+        "single heads are often sharper, or specialised on something else. A head that spreads its weight "
+        "evenly over the source aligns nothing, and a note under the figure says so when one does."
     )
-    cross, right, why_not = cross_figures(p.lm.model_id, p.src.text, replace(shown, head=0))
+    cross, right, why_not = generation.cross_figures(p.lm.model_id, p.src.text, replace(shown, head=0))
     if why_not:  # the numbers model did not write the right answer: no gold to draw
         st.caption(why_not)
     show_figure(
         cross["average"],
         key="dec_cross_avg",
-        caption=f"Rows = queries (German, decoder), columns = keys (English, encoder). {numbering}"
-        + (f" {right}" if right else ""),
+        caption=f"Rows = queries (German, decoder), columns = keys (English, encoder). {WRITES_NOTE} "
+        f"{numbering}" + (f" {right}" if right else ""),
         displayed=True,
     )
     uniform_note(tr, "decoder", "cross", layer)
     with st.expander("Cross-attention head by head"):
-        show_figure(cross["heads"], key="dec_cross_heads", caption=numbering, displayed=True)
+        show_figure(cross["heads"], key="dec_cross_heads", caption=f"{WRITES_NOTE} {numbering}",
+                    displayed=True)
 
     st.header("Generating, one token at a time")
     st.markdown(
@@ -212,7 +134,7 @@ def decoder_view() -> None:
     elif at_limit:
         st.warning("Reached the maximum output length (input length + 50) without `</s>`.")
 
-    figs = step_figures(p.lm.model_id, p.src.text, tuple(prefix), replace(shown, head=0))
+    figs = generation.step_figures(p.lm.model_id, p.src.text, tuple(prefix), replace(shown, head=0))
     if not finished:
         show_figure(
             figs["topk"],

@@ -9,20 +9,20 @@ from ui.frame import header
 
 header("Head inspector", icon=":material/explore:")  # on screen while PyTorch is imported
 st.markdown(
-    "Each layer has 8 heads, and every head learns its own way of spreading attention. Looking at one "
-    "sentence tells you little about a head; looking at many tells you its habits. Choose an attention "
-    "and a head below: the statistics, the typical pattern, the averages and the quiz all follow it."
+    "Each layer has several heads (8 in the paper), and every head learns its own way of spreading "
+    "attention. Looking at one sentence tells you little about a head; looking at many tells you its "
+    "habits. Choose an attention and a head below: the statistics, the typical pattern, the averages "
+    "and the quiz all follow it."
 )
 from transformer.analysis import heads  # noqa: E402
-from ui import gold, inspector  # noqa: E402
-from ui.layout import attention_picker, figure_columns, require_sentence, setup, show_figure  # noqa: E402
+from ui import experiments, gold, inspector, rows  # noqa: E402
+from ui.layout import attention_picker, require_sentence, setup, show_figure  # noqa: E402
 from ui.predict import predict_then_reveal  # noqa: E402
 from ui.state import url_widget  # noqa: E402
 from ui.uniform import focus_default, focus_text, uniform_note  # noqa: E402
 from viz import inspector as viz_inspector  # noqa: E402
 from viz.heatmap import attention_heatmap  # noqa: E402
 from viz.labels import token_labels  # noqa: E402
-from viz.palette import diverging_note  # noqa: E402
 
 p = setup()
 require_sentence(p)
@@ -34,8 +34,11 @@ p, focus = focus_default(p, trace)
 sel = attention_picker(p)
 attention = (sel.stack, sel.kind)
 off = int(sel.one_based)
+q_labels = rows.query_labels(p.lm.model_id, trace, sel.stack, sel.kind, p.sel.pieces, p.src.text)  # (T_q,)
 name = f"{inspector.ATTENTION_LABELS[attention]} attention, layer {sel.show_layer()}, head {sel.show_head()}"
 st.caption(f"Selected: {name} (layers and heads numbered {sel.numbering}).")
+if sel.kind == "cross":
+    st.caption(rows.WRITES_NOTE)
 if focus is not None:
     st.caption(focus_text(sel, trace, sel.stack, sel.kind, focus))
 
@@ -102,7 +105,8 @@ with tab_stats:
     st.text(stats.sentences[index])
     show_figure(
         attention_heatmap(typical.attention(sel.stack, sel.kind, sel.layer)[sel.head],
-                          token_labels(typical.query_pieces(sel.stack), p.sel.pieces),
+                          rows.query_labels(p.lm.model_id, typical, sel.stack, sel.kind, p.sel.pieces,
+                                            stats.sentences[index]),
                           token_labels(typical.key_pieces(sel.stack, sel.kind), p.sel.pieces),
                           f"Typical pattern · {name} ({sel.numbering})", colorscale=p.colors["sequential"]),
         key="hi_typical",
@@ -110,8 +114,7 @@ with tab_stats:
     uniform_note(typical, sel.stack, sel.kind, sel.layer, sel.head)
     if sel.kind == "cross":  # the numbers model knows which English word each German piece needs
         mine = trace.attention("decoder", "cross", sel.layer)[sel.head]  # (T, S)
-        fig = attention_heatmap(mine, token_labels(trace.tgt_pieces, p.sel.pieces),
-                                token_labels(trace.src_pieces, p.sel.pieces),
+        fig = attention_heatmap(mine, q_labels, token_labels(trace.src_pieces, p.sel.pieces),
                                 f"Your sentence · {name} ({sel.numbering})",
                                 colorscale=p.colors["sequential"])
         right = gold.overlay(fig, trace, p.src.text, mine, f"head {sel.show_head()} alone")
@@ -121,14 +124,13 @@ with tab_stats:
 
 with tab_mix:
     st.markdown(
-        "Two ways to summarise many heads. **Mean over heads** averages the 8 patterns of one layer. "
-        "**Attention rollout** follows attention through the layers: each layer's mean is mixed half "
+        f"Two ways to summarise many heads. **Mean over heads** averages the {p.n_heads} patterns of one "
+        "layer. **Attention rollout** follows attention through the layers: each layer's mean is mixed half "
         "and half with the identity (the residual connection lets every token keep its own vector), and "
         "the layers are multiplied in order. Row i of the result says how much each input token reaches "
         "position i by the end of that layer. Every row still sums to 1."
     )
     stacked = inspector.layer_patterns(trace, sel.stack, sel.kind)  # (L, H, T_q, T_k)
-    q_labels = token_labels(trace.query_pieces(sel.stack), p.sel.pieces)
     k_labels = token_labels(trace.key_pieces(sel.stack, sel.kind), p.sel.pieces)
     matrices = [stacked[sel.layer, sel.head], heads.mean_over_heads(stacked[sel.layer])]
     titles = [f"head {sel.show_head()}", f"mean of {p.n_heads} heads"]
@@ -148,88 +150,10 @@ with tab_mix:
     uniform_note(trace, sel.stack, sel.kind, sel.layer, sel.head)
 
 with tab_compare:
-    st.markdown(
-        "Change one word and see which weights move. The two sentences go through the encoder separately; "
-        "tokens that appear in both (in the same order) are matched, and the difference map shows "
-        "sentence A minus sentence B on the matched tokens only. Encoder self-attention, the selected "
-        "layer and head."
-    )
-    cols = st.columns(2)
-    url_widget("a", "hi_compare_a", compare_pair[0], max_items=300)
-    text_a = cols[0].text_input("Sentence A", key="hi_compare_a", max_chars=300)
-    url_widget("b", "hi_compare_b", compare_pair[1], max_items=300)
-    text_b = cols[1].text_input("Sentence B", key="hi_compare_b", max_chars=300)
-    trace_a = inspector.attention_trace(p.lm.model_id, text_a)
-    trace_b = inspector.attention_trace(p.lm.model_id, text_b)
-    if trace_a is None or trace_b is None:
-        st.info("Type two sentences to compare.")
-    else:
-        head_a = trace_a.attention("encoder", "self", sel.layer)[sel.head]
-        head_b = trace_b.attention("encoder", "self", sel.layer)[sel.head]
-        what = f"encoder self-attention, layer {sel.show_layer()}, head {sel.show_head()} ({sel.numbering})"
-        labels_a = token_labels(trace_a.src_pieces, p.sel.pieces)
-        labels_b = token_labels(trace_b.src_pieces, p.sel.pieces)
-        cols = figure_columns(2)
-        with cols[0]:
-            show_figure(attention_heatmap(head_a, labels_a, labels_a, f"A · {what}", p.colors["sequential"]),
-                        key="hi_compare_fig_a")
-            uniform_note(trace_a, "encoder", "self", sel.layer, sel.head)
-        with cols[1]:
-            show_figure(attention_heatmap(head_b, labels_b, labels_b, f"B · {what}", p.colors["sequential"]),
-                        key="hi_compare_fig_b")
-            uniform_note(trace_b, "encoder", "self", sel.layer, sel.head)
-        pairs = heads.align_pieces(trace_a.src_pieces, trace_b.src_pieces)
-        if not pairs:
-            st.info("The two sentences share no tokens, so there is nothing to line up.")
-        else:
-            labels = [f"{i}|{j}:{trace_a.src_pieces[i]}" for i, j in pairs]
-            diff = heads.aligned_difference(head_a, head_b, pairs)
-            show_figure(viz_inspector.difference_map(diff, labels, f"A − B on matched tokens · {what}",
-                                                     p.colors["diverging"]),
-                        key="hi_difference",
-                        caption="Labels are 'position in A|position in B:piece'. "
-                                f"{diverging_note(p.colors).capitalize()}: positive where A attends more, "
-                                "negative where B attends more.")
-            only_a = heads.unmatched(trace_a.src_pieces, [i for i, _ in pairs])
-            only_b = heads.unmatched(trace_b.src_pieces, [j for _, j in pairs])
-            st.caption("Tokens only in A / only in B (left out of the difference map):")
-            st.text(f"A: {' '.join(only_a) or '—'}\nB: {' '.join(only_b) or '—'}")
+    experiments.compare_sentences(p, sel, compare_pair)
 
 with tab_off:
-    st.markdown(
-        "Switch heads off and watch the output. A switched-off head's output is set to zero before the "
-        "heads are concatenated and multiplied by W^O, for this request only: the shared model is never "
-        "changed. The probability chart feeds the decoder the same input both times (BOS + the normal "
-        "translation), so any change comes from the missing heads."
-    )
-    options = inspector.head_options(p.n_layers, p.n_heads, off)
-    url_widget("off", "hi_ablate", [], list(options))
-    picked = st.multiselect("Heads to switch off", list(options), format_func=options.get, key="hi_ablate",
-                            placeholder="choose one or more heads")
-    ablate = tuple(inspector.head_from_code(code) for code in picked)
-    result = inspector.ablation(p.lm.model_id, p.src.text, ablate)
-    cols = st.columns(2)
-    for col, side, heading in ((cols[0], "before", "All heads on"), (cols[1], "after", "Chosen heads off")):
-        col.markdown(f"**{heading}** (greedy translation)")
-        col.text(result[side]["text"])
-    log_before = heads.sequence_log_prob(result["probs_before"], result["target_ids"])
-    log_after = heads.sequence_log_prob(result["probs_after"], result["target_ids"])
-    st.metric("log-probability of the normal greedy translation", f"{log_after:.3f}",
-              delta=f"{log_after - log_before:+.3f} vs all heads on", delta_color="normal")
-    steps = result["decoder_input"]
-    url_widget("pos", "hi_step", 0, low=0, high=len(steps) - 1)
-    step = st.slider("Decoder position (predicting the token after it)", 0, len(steps) - 1, key="hi_step")
-    st.caption("The decoder has read so far:")
-    st.text(" ".join(steps[: step + 1]))
-    ids = heads.top_k_union(result["probs_before"][step], result["probs_after"][step], k=8)
-    show_figure(
-        viz_inspector.probability_change(
-            [result["piece"](i) for i in ids], result["probs_before"][step, ids],
-            result["probs_after"][step, ids], f"Next-token probabilities at decoder position {step}",
-            colors=(p.colors["categorical"][0], p.colors["categorical"][1])),
-        key="hi_probs",
-        caption="The candidates among the top 8 with all heads on or with the chosen heads off.",
-    )
+    experiments.switch_heads_off(p, sel)
 
 with tab_quiz:
     st.markdown(
@@ -238,8 +162,7 @@ with tab_quiz:
     )
     cat = p.colors["categorical"]
     predict_then_reveal(trace.attention(sel.stack, sel.kind, sel.layer)[sel.head],
-                        token_labels(trace.query_pieces(sel.stack), p.sel.pieces),
-                        token_labels(trace.key_pieces(sel.stack, sel.kind), p.sel.pieces),
+                        q_labels, token_labels(trace.key_pieces(sel.stack, sel.kind), p.sel.pieces),
                         key="hi_predict", what=f"{name} ({sel.numbering})",
                         colors=("#9e9e9e", cat[3] if sel.palette != "default" else "#2ca02c",
                                 cat[6] if sel.palette != "default" else "#d62728"))

@@ -20,6 +20,7 @@ if (config := shipped_config(chosen_dir())) is not None:  # read without PyTorch
     )
 from transformer.analysis.decoding import SPECIAL_PIECES  # noqa: E402
 from ui import model as model_io  # noqa: E402
+from ui import rows  # noqa: E402
 from ui.layout import attention_picker, for_display, fresh, require_sentence, setup, show_figure  # noqa: E402
 from ui.state import Selection, url_widget  # noqa: E402
 from ui.uniform import uniform_note  # noqa: E402
@@ -48,7 +49,7 @@ def layer_figures(model_id: str, text: str, sel: Selection, heads: tuple[int, ..
     cfg, colors = lm.model.config, palette(sel.palette)
     head_names, _ = _names(sel, cfg.n_layers, cfg.n_heads)
     weights = tr.attention(sel.stack, sel.kind, sel.layer)  # (H, T_q, T_k)
-    q_labels = token_labels(tr.query_pieces(sel.stack), sel.pieces)
+    q_labels = rows.query_labels(model_id, tr, sel.stack, sel.kind, sel.pieces)
     k_labels = token_labels(tr.key_pieces(sel.stack, sel.kind), sel.pieces)
     where = f"{sel.stack} {sel.kind}-attention, layer {sel.show_layer()} of {cfg.n_layers}"
     figs = {
@@ -82,7 +83,7 @@ def model_view_figure(model_id: str, text: str, sel: Selection):
         [tr.attention(sel.stack, sel.kind, layer) for layer in range(cfg.n_layers)],
         layer_names, head_names, f"{sel.stack} {sel.kind}-attention: layers × heads",
         colorscale=palette(sel.palette)["sequential"],
-        query_labels=token_labels(tr.query_pieces(sel.stack), sel.pieces),
+        query_labels=rows.query_labels(model_id, tr, sel.stack, sel.kind, sel.pieces),
         key_labels=token_labels(tr.key_pieces(sel.stack, sel.kind), sel.pieces),
     )  # fmt: skip
     return for_display(fig, sel)
@@ -97,12 +98,13 @@ def heads_view() -> None:
     sel = attention_picker(p, head=False)
     shown = replace(sel, head=0, chosen=frozenset())  # what this page's figures depend on
     tr = model_io.trace(p.lm.model_id, p.src.text)
-    q_labels = token_labels(tr.query_pieces(sel.stack), p.sel.pieces)
+    q_labels = rows.query_labels(p.lm.model_id, tr, sel.stack, sel.kind, p.sel.pieces)
     head_names, _ = _names(sel, p.n_layers, p.n_heads)
     numbering = f"Layers and heads are numbered {sel.numbering}."
     if sel.stack == "decoder":
         st.caption(
             "The decoder is fed `<s>` followed by the model's own greedy translation, as during generation."
+            + (f" {rows.WRITES_NOTE}" if sel.kind == "cross" else "")
         )
 
     st.header("All heads of one layer")

@@ -1,8 +1,27 @@
-"""The decoder page's "Next token" state, rebuilt from a link: how many tokens had been generated."""
+"""The decoder page's figures, and its "Next token" state rebuilt from a link.
+
+Figures are cached for the whole server (only read, never changed), ready to show (`for_display`):
+going back to a layer or head seen before draws without building a figure, and a figure that did not
+change (e.g. the cross-attention when only the head moved) is not drawn again. Cross-attention rows
+say which token they write (`ui.rows`).
+"""
 
 from __future__ import annotations
 
+import streamlit as st
+
+from transformer.analysis.decoding import step_from_trace
+from ui import gold
 from ui import model as model_io
+from ui.layout import for_display
+from ui.rows import query_labels
+from ui.state import Selection
+from viz import decoding as dec_viz
+from viz import multihead
+from viz.labels import readable, token_labels, word
+from viz.palette import palette
+
+TOP_K = 10
 
 
 def greedy_prefix(model_id: str, sentence: str, n: int) -> list[int]:
@@ -20,3 +39,79 @@ def greedy_prefix(model_id: str, sentence: str, n: int) -> list[int]:
     if result["finished"]:
         ids.append(model_io.by_id(model_id).tokenizer.eos_id)
     return ids[:n]
+
+
+def names(sel: Selection, n_layers: int, n_heads: int) -> tuple[list[str], list[str]]:
+    return ([f"head {sel.show_head(h)}" for h in range(n_heads)],
+            [f"layer {sel.show_layer(i)}" for i in range(n_layers)])  # fmt: skip
+
+
+@st.cache_resource(max_entries=64, show_spinner=False)
+def self_figure(model_id: str, text: str, sel: Selection):
+    """The masked self-attention of the selection's decoder layer and head."""
+    lm, tr = model_io.by_id(model_id), model_io.trace(model_id, text)
+    head_names, _ = names(sel, lm.model.config.n_layers, lm.model.config.n_heads)
+    labels = token_labels(tr.tgt_pieces, sel.pieces)
+    fig = dec_viz.masked_attention_heatmap(
+        tr.attention("decoder", "self", sel.layer)[sel.head],
+        tr.get(tr.attn_name("decoder", "self", sel.layer, "mask"))[0],  # (T, T), True = may attend
+        labels, labels,
+        f"decoder layer {sel.show_layer()} of {lm.model.config.n_layers}, {head_names[sel.head]}: "
+        "masked self-attention",
+        colorscale=palette(sel.palette)["sequential"],
+    )  # fmt: skip
+    return for_display(fig, sel)
+
+
+@st.cache_resource(max_entries=64, show_spinner=False)
+def cross_figures(model_id: str, text: str, sel: Selection) -> tuple[dict, str | None, str | None]:
+    """The layer's cross-attention averaged over the heads (with the numbers model's right answer) and
+    head by head; and the gold caption, or why there is no gold (`gold.marks`)."""
+    lm, tr = model_io.by_id(model_id), model_io.trace(model_id, text)
+    cfg, colors = lm.model.config, palette(sel.palette)
+    head_names, _ = names(sel, cfg.n_layers, cfg.n_heads)
+    tgt = query_labels(model_id, tr, "decoder", "cross", sel.pieces)  # "reads → writes"
+    src = token_labels(tr.src_pieces, sel.pieces)
+    where = f"decoder layer {sel.show_layer()} of {cfg.n_layers}"
+    cross = tr.attention("decoder", "cross", sel.layer)  # (H, T, S)
+    average = dec_viz.alignment_heatmap(cross, tgt, src, f"{where}: cross-attention, average of the heads",
+                                        colorscale=colors["sequential"])
+    right, why_not = gold.marks(average, tr, text, cross.mean(0), "heads averaged, this layer")
+    heads = multihead.heads_grid(cross, tgt, src, head_names, f"{where}: cross-attention per head",
+                                 colorscale=colors["sequential"], max_cols=2 if sel.presenter else 4)
+    return {"average": for_display(average, sel), "heads": for_display(heads, sel)}, right, why_not
+
+
+@st.cache_resource(max_entries=64, show_spinner=False)
+def step_figures(model_id: str, text: str, prefix: tuple[int, ...], sel: Selection) -> dict:
+    """The next-token probabilities after `prefix`, and the newest query's attention rows."""
+    lm = model_io.by_id(model_id)
+    cfg, colors = lm.model.config, palette(sel.palette)
+    head_names, layer_names = names(sel, cfg.n_layers, cfg.n_heads)
+    step_tr = model_io.trace(model_id, text, target_ids=prefix)
+    step = step_from_trace(step_tr, TOP_K)
+    src = token_labels(step_tr.src_pieces, sel.pieces)
+    where = f"decoder layer {sel.show_layer()} of {cfg.n_layers}"
+    next_piece = lm.tokenizer.id_to_piece(step.next_id)
+    reads, writes = (readable(word(piece)) for piece in (step_tr.tgt_pieces[-1], next_piece))
+    newest = f"the newest query (position {len(prefix)}: reads “{reads}”, writes “{writes}”)"
+    figs = {
+        "topk": dec_viz.topk_bar(
+            [lm.tokenizer.id_to_piece(i) for i in step.top_ids], step.top_probs,
+            f"Step {len(prefix) + 1}: the {TOP_K} most probable next tokens", color=colors["categorical"][0],
+            show_pieces=sel.pieces,
+        ),
+        "self": dec_viz.step_rows_heatmap(
+            step.rows[("self", sel.layer)], token_labels(step_tr.tgt_pieces, sel.pieces), head_names,
+            f"{where}: new self-attention row of {newest}", colorscale=colors["sequential"],
+        ),
+        "cross": dec_viz.step_rows_heatmap(
+            step.rows[("cross", sel.layer)], src, head_names, f"{where}: new cross-attention row of {newest}",
+            colorscale=colors["sequential"],
+        ),
+        "layers": dec_viz.layer_rows_heatmap(
+            [step.rows[("cross", i)] for i in range(cfg.n_layers)], src, layer_names,
+            f"Where {newest} looks in the English sentence, layer by layer", colorscale=colors["sequential"],
+        ),
+    }  # fmt: skip
+    return {name: for_display(fig, sel) for name, fig in figs.items()}

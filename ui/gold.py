@@ -16,8 +16,8 @@ from ui import model as model_io
 from viz.decoding import mark_gold
 
 CAPTION = (
-    "Boxes: the right answer. Row *i* is the decoder position that writes the German piece after "
-    "its label; the box marks the English word that piece translates (by the grammar that made the data)."
+    "Boxes: the right answer. Each row's box marks the English word that the German piece the row "
+    "writes (after its arrow) translates, by the grammar that made the data."
 )
 
 

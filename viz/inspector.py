@@ -9,7 +9,15 @@ import numpy as np
 import plotly.graph_objects as go
 from plotly.subplots import make_subplots
 
-from viz.heatmap import QUERY_KEY_NOTE, as_array, heatmap
+from viz.heatmap import (
+    QUERY_KEY_NOTE,
+    TICK_FONT,
+    as_array,
+    axis_labels,
+    drawn_ticks,
+    fixed_margins,
+    heatmap,
+)
 
 
 def head_map(values, title: str, offset: int = 1, roles: list[list[str]] | None = None,
@@ -42,23 +50,32 @@ def head_map(values, title: str, offset: int = 1, roles: list[list[str]] | None 
 
 def side_by_side(matrices: list, titles: list[str], query_labels: list[str], key_labels: list[str],
                  title: str, colorscale: str = "Blues") -> go.Figure:
-    """Attention matrices of the same tokens next to each other, on one 0..1 colour scale."""
+    """Attention matrices of the same tokens next to each other, on one 0..1 colour scale.
+
+    Every token is labelled (ticks read as words, hover names position and piece), at `TICK_FONT`.
+    """
     fig = make_subplots(rows=1, cols=len(matrices), subplot_titles=titles, horizontal_spacing=0.06)
+    x, x_ticks = axis_labels(key_labels)
+    y, y_ticks = axis_labels(query_labels)
+    font = dict(size=TICK_FONT)
     for i, matrix in enumerate(matrices, start=1):
         z = as_array(matrix)
         if z.shape != (len(query_labels), len(key_labels)):
             raise ValueError(f"matrix {i} has shape {z.shape}, labels fit "
                              f"{(len(query_labels), len(key_labels))}")
         fig.add_trace(go.Heatmap(
-            z=z, x=list(key_labels), y=list(query_labels), name=titles[i - 1], coloraxis="coloraxis",
+            z=z, x=x, y=y, name=titles[i - 1], coloraxis="coloraxis",
             hovertemplate="query %{y}<br>key %{x}<br>weight = %{z:.4f}<extra></extra>"), row=1, col=i)
         anchor = "x" if i == 1 else f"x{i}"
         fig.update_yaxes(autorange="reversed", type="category", scaleanchor=anchor, scaleratio=1,
-                         constrain="domain", showticklabels=i == 1, row=1, col=i)
-        fig.update_xaxes(type="category", tickangle=-45, constrain="domain", row=1, col=i)
+                         constrain="domain", showticklabels=i == 1, tickfont=font, automargin=False,
+                         row=1, col=i, **y_ticks)
+        fig.update_xaxes(type="category", tickangle=-90, constrain="domain", tickfont=font, automargin=False,
+                         row=1, col=i, **x_ticks)
+    sides = fixed_margins(drawn_ticks(x_ticks, x), drawn_ticks(y_ticks, y), x_angle=-90)
     fig.update_layout(title=f"{title}<br><sup>{QUERY_KEY_NOTE}</sup>",
                       coloraxis=dict(colorscale=colorscale, cmin=0.0, cmax=1.0),
-                      margin=dict(l=10, r=10, t=90, b=10), plot_bgcolor="#f0f0f0")
+                      margin=dict(r=10, t=90, **sides), plot_bgcolor="#f0f0f0")
     return fig
 
 

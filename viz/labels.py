@@ -73,6 +73,39 @@ def token_labels(pieces: list[str], show_pieces: bool = False) -> list[str]:
     return labels
 
 
+WRITES = " → "  # between what a decoder row reads and what it writes: "Die → Kinder"
+
+
+def writes_labels(read: list[str], written: list[str | None], show_pieces: bool = False) -> list[str]:
+    """Labels for decoder rows that say which token each row writes, after the one it reads.
+
+    Under teacher forcing the row that reads "Die" is the one that writes the next token, "Kinder";
+    labelled by its input alone, its cross-attention seems to belong to the wrong word. A token not
+    known (`None`) reads "?".
+
+    Args:
+        read: the decoder input pieces (BOS first), one per row.
+        written: the piece each row writes (`transformer.analysis.decoding.written_ids`, as pieces).
+        show_pieces: position and pieces ("1:▁Die → ▁Kinder") instead of words ("Die → Kinder").
+    Returns:
+        One label per row, distinct even where two rows read the same ("Die → Kinder"), each a `Label`
+        whose `hover` names the position and both pieces.
+    """
+    if len(read) != len(written):
+        raise ValueError(f"{len(read)} rows read, {len(written)} written")
+    wrote = ["?" if w is None else w for w in written]
+    if show_pieces:
+        return [f"{i}:{readable(r)}{WRITES}{readable(w)}" for i, (r, w) in enumerate(zip(read, wrote))]
+    labels, used = [], set()
+    for i, (r, w) in enumerate(zip(read, wrote)):
+        label = readable(word(r)) + WRITES + readable(word(w))
+        while label in used:
+            label += ZERO_WIDTH
+        used.add(label)
+        labels.append(Label(label, f"{i}:{readable(r)}{WRITES}{readable(w)}"))
+    return labels
+
+
 def plain(label: str) -> str:
     """A label as plain text again, for widgets that show text literally (select boxes)."""
     return html.unescape(label).replace(ZERO_WIDTH, "")

@@ -98,6 +98,23 @@ def step_from_trace(trace: Trace, k: int = 10) -> DecodeStep:
     return DecodeStep(list(trace.tgt_ids), top_ids, top_probs, rows)
 
 
+def written_ids(trace: Trace, finished: bool | None = None) -> list[int | None]:
+    """The token each decoder position writes: (T,) ids, one per row of a decoder attention.
+
+    Teacher forcing: the decoder input is the translation shifted one place right (BOS first), and
+    position i, which reads input token i, is the one that produces token i + 1. So a row of
+    cross-attention gathers the source for the token it writes, not for the one it reads. The last
+    position writes what follows the input: the model's most probable token when the trace holds the
+    logits; else EOS when `finished` says the input is a whole translation; else None (not known).
+    """
+    written: list[int | None] = list(trace.tgt_ids[1:])
+    if "generator.hook_logits" in trace.tensors:
+        written.append(int(trace.get("generator.hook_logits")[-1].argmax()))  # (V,) -> the argmax
+    else:
+        written.append(trace.config.eos_id if finished else None)
+    return written
+
+
 # ---- words made of pieces -------------------------------------------------------------------
 
 

@@ -1,0 +1,108 @@
+"""The head inspector's two experiments: two sentences compared on one head, and heads switched off.
+
+Both change something and show what moved: a word of the sentence (the difference map on the tokens
+the two sentences share), or which heads take part (the translation and the next-token probabilities
+before and after; the shared model is never changed, see `ui.model.head_ablation`).
+"""
+
+from __future__ import annotations
+
+import streamlit as st
+
+from transformer.analysis import heads
+from ui import inspector
+from ui.layout import Page, figure_columns, show_figure
+from ui.state import Selection, url_widget
+from ui.uniform import uniform_note
+from viz import inspector as viz_inspector
+from viz.heatmap import attention_heatmap
+from viz.labels import readable, token_labels
+from viz.palette import diverging_note
+
+
+def compare_sentences(p: Page, sel: Selection, pair: tuple[str, str]) -> None:
+    """Two sentences through the encoder, the selected layer and head: both maps and A − B."""
+    st.markdown(
+        "Change one word and see which weights move. The two sentences go through the encoder separately; "
+        "tokens that appear in both (in the same order) are matched, and the difference map shows "
+        "sentence A minus sentence B on the matched tokens only. Encoder self-attention, the selected "
+        "layer and head."
+    )
+    cols = st.columns(2)
+    url_widget("a", "hi_compare_a", pair[0], max_items=300)
+    text_a = cols[0].text_input("Sentence A", key="hi_compare_a", max_chars=300)
+    url_widget("b", "hi_compare_b", pair[1], max_items=300)
+    text_b = cols[1].text_input("Sentence B", key="hi_compare_b", max_chars=300)
+    trace_a = inspector.attention_trace(p.lm.model_id, text_a)
+    trace_b = inspector.attention_trace(p.lm.model_id, text_b)
+    if trace_a is None or trace_b is None:
+        st.info("Type two sentences to compare.")
+    else:
+        head_a = trace_a.attention("encoder", "self", sel.layer)[sel.head]
+        head_b = trace_b.attention("encoder", "self", sel.layer)[sel.head]
+        what = f"encoder self-attention, layer {sel.show_layer()}, head {sel.show_head()} ({sel.numbering})"
+        labels_a = token_labels(trace_a.src_pieces, p.sel.pieces)
+        labels_b = token_labels(trace_b.src_pieces, p.sel.pieces)
+        cols = figure_columns(2)
+        with cols[0]:
+            show_figure(attention_heatmap(head_a, labels_a, labels_a, f"A · {what}", p.colors["sequential"]),
+                        key="hi_compare_fig_a")
+            uniform_note(trace_a, "encoder", "self", sel.layer, sel.head)
+        with cols[1]:
+            show_figure(attention_heatmap(head_b, labels_b, labels_b, f"B · {what}", p.colors["sequential"]),
+                        key="hi_compare_fig_b")
+            uniform_note(trace_b, "encoder", "self", sel.layer, sel.head)
+        pairs = heads.align_pieces(trace_a.src_pieces, trace_b.src_pieces)
+        if not pairs:
+            st.info("The two sentences share no tokens, so there is nothing to line up.")
+        else:
+            labels = [f"{i}|{j}:{readable(trace_a.src_pieces[i])}" for i, j in pairs]  # "</s>" drawn
+            diff = heads.aligned_difference(head_a, head_b, pairs)
+            show_figure(viz_inspector.difference_map(diff, labels, f"A − B on matched tokens · {what}",
+                                                     p.colors["diverging"]),
+                        key="hi_difference",
+                        caption="Labels are 'position in A|position in B:piece'. "
+                                f"{diverging_note(p.colors).capitalize()}: positive where A attends more, "
+                                "negative where B attends more.")
+            only_a = heads.unmatched(trace_a.src_pieces, [i for i, _ in pairs])
+            only_b = heads.unmatched(trace_b.src_pieces, [j for _, j in pairs])
+            st.caption("Tokens only in A / only in B (left out of the difference map):")
+            st.text(f"A: {' '.join(only_a) or '—'}\nB: {' '.join(only_b) or '—'}")
+
+
+def switch_heads_off(p: Page, sel: Selection) -> None:
+    """Heads switched off for this request: the translation and next-token probabilities, before/after."""
+    st.markdown(
+        "Switch heads off and watch the output. A switched-off head's output is set to zero before the "
+        "heads are concatenated and multiplied by W^O, for this request only: the shared model is never "
+        "changed. The probability chart feeds the decoder the same input both times (BOS + the normal "
+        "translation), so any change comes from the missing heads."
+    )
+    options = inspector.head_options(p.n_layers, p.n_heads, int(sel.one_based))
+    url_widget("off", "hi_ablate", [], list(options))
+    picked = st.multiselect("Heads to switch off", list(options), format_func=options.get, key="hi_ablate",
+                            placeholder="choose one or more heads")
+    ablate = tuple(inspector.head_from_code(code) for code in picked)
+    result = inspector.ablation(p.lm.model_id, p.src.text, ablate)
+    cols = st.columns(2)
+    for col, side, heading in ((cols[0], "before", "All heads on"), (cols[1], "after", "Chosen heads off")):
+        col.markdown(f"**{heading}** (greedy translation)")
+        col.text(result[side]["text"])
+    log_before = heads.sequence_log_prob(result["probs_before"], result["target_ids"])
+    log_after = heads.sequence_log_prob(result["probs_after"], result["target_ids"])
+    st.metric("log-probability of the normal greedy translation", f"{log_after:.3f}",
+              delta=f"{log_after - log_before:+.3f} vs all heads on", delta_color="normal")
+    steps = result["decoder_input"]
+    url_widget("pos", "hi_step", 0, low=0, high=len(steps) - 1)
+    step = st.slider("Decoder position (predicting the token after it)", 0, len(steps) - 1, key="hi_step")
+    st.caption("The decoder has read so far:")
+    st.text(" ".join(steps[: step + 1]))
+    ids = heads.top_k_union(result["probs_before"][step], result["probs_after"][step], k=8)
+    show_figure(
+        viz_inspector.probability_change(
+            [result["piece"](i) for i in ids], result["probs_before"][step, ids],
+            result["probs_after"][step, ids], f"Next-token probabilities at decoder position {step}",
+            colors=(p.colors["categorical"][0], p.colors["categorical"][1])),
+        key="hi_probs",
+        caption="The candidates among the top 8 with all heads on or with the chosen heads off.",
+    )
