@@ -136,6 +136,30 @@ def test_installed_evaluate_scores_a_shipped_model(installed):
     assert f"{numbers} on {numbers / 'heldout'}/test (3 sentences)" in done.stdout, done.stdout
 
 
+def test_the_installed_home_page_runs_on_the_installed_model(installed):
+    """The installed app.py and pages, with the model folder the launcher hands them (AppTest)."""
+    bin_dir, env, outside = installed
+    code = (
+        "import os\n"
+        "from attention_atlas import cli\n"
+        "os.environ['ATLAS_MODEL_DIR'] = str(cli.model_dir())\n"
+        "from streamlit.testing.v1 import AppTest\n"
+        "at = AppTest.from_file(str(cli.app_dir() / 'app.py'), default_timeout=300)\n"
+        "at.query_params['s'] = 'I like it.'\n"
+        "at.run()\n"
+        "assert not at.exception, [e.message for e in at.exception]\n"
+        "print(cli.model_dir())\n"
+        "print(at.expander[0].label)\n"
+        "print(len(at.text))\n"
+    )
+    done = subprocess.run([str(bin_dir / "python"), "-c", code], cwd=outside, env=env, capture_output=True,
+                          text=True, timeout=300)  # fmt: skip
+    assert done.returncode == 0, done.stderr[-3000:]
+    model, label, translations = done.stdout.splitlines()[-3:]
+    assert ROOT not in Path(model).parents and label.startswith("Model card"), done.stdout
+    assert int(translations) == 2  # greedy and beam, from the installed weights
+
+
 def test_attention_atlas_starts_the_server(installed):
     """`attention-atlas --port P` serves: Streamlit's health check answers, then Ctrl+C-like stop."""
     with socket.socket() as s:
