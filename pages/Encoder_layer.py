@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import streamlit as st
 
-from ui.frame import chosen_dir, header, shipped_config
+from ui.frame import ACTIVATION_NAMES, chosen_dir, header, shipped_config
 
 header("Encoder layer", icon=":material/layers:")  # on screen while PyTorch is imported
 if (config := shipped_config(chosen_dir())) is not None:  # read without PyTorch; None: loading says why
@@ -13,7 +13,8 @@ if (config := shipped_config(chosen_dir())) is not None:  # read without PyTorch
         f"An encoder layer does two things to every token's vector of d_model = {config.d_model} "
         "numbers. First **self-attention** lets each token gather information from the others. Then a "
         f"small **feed-forward network** (FFN: {config.d_model} → {config.d_ff} → {config.d_model}, with "
-        "a ReLU in between) works on each token on its own, the same network for every position. Around "
+        f"a {ACTIVATION_NAMES[config.activation]} in between) works on each token on its own, the same "
+        "network for every position. Around "
         "each of the two sits a **residual connection** (the input is added back to the output) and a "
         "**LayerNorm** (each vector is shifted and scaled to mean 0 and variance 1, then given a learned "
         "scale and offset): LayerNorm(x + Sublayer(x)), as in the paper."
@@ -98,16 +99,27 @@ show_figure(
 
 st.header("Inside the feed-forward network")
 hidden = tr.get(f"{base}.ffn.hook_hidden")  # (S, d_ff)
-zero_share = float(layer_viz.ffn_zero_fraction(hidden).mean())
-st.markdown(
-    f"The FFN first expands each token to d_ff = {cfg.d_ff} hidden units and applies ReLU, max(0, ·), "
-    f"which sets every negative unit to exactly zero. In this layer **{zero_share:.0%}** of the hidden "
-    "units are zero on average: each token switches on its own subset of units, and only those "
-    "contribute to the output."
-)
+zero_share = float(layer_viz.ffn_zero_fraction(hidden, cfg.activation).mean())
+act = ACTIVATION_NAMES[cfg.activation]
+if cfg.activation == "relu":
+    st.markdown(
+        f"The FFN first expands each token to d_ff = {cfg.d_ff} hidden units and applies ReLU, max(0, ·), "
+        f"which sets every negative unit to exactly zero. In this layer **{zero_share:.0%}** of the hidden "
+        "units are zero on average: each token switches on its own subset of units, and only those "
+        "contribute to the output."
+    )
+else:
+    st.markdown(
+        f"The FFN first expands each token to d_ff = {cfg.d_ff} hidden units and applies **SiLU**, x·σ(x) "
+        "(Marian's \"swish\", the activation this checkpoint was trained with; the paper uses ReLU, "
+        "max(0, ·)). SiLU passes large positive units almost unchanged and squeezes negative ones into "
+        "small values between −0.28 and 0 instead of cutting them to exactly zero. In this layer "
+        f"**{zero_share:.0%}** of the hidden units are at or below zero on average: nearly switched off."
+    )
 show_figure(
     layer_viz.ffn_hidden_figure(
-        hidden, labels, f"Layer {shown}: FFN hidden activations after ReLU", colorscale=p.colors["sequential"]
+        hidden, labels, f"Layer {shown}: FFN hidden activations after {act}",
+        colorscale=p.colors["sequential"], activation=cfg.activation,
     ),
     key="enc_ffn_hidden",
     caption="Left: the hidden units (rows = tokens, columns = units). Right: the share of units that are 0.",

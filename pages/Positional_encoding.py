@@ -32,7 +32,16 @@ require_sentence(p)
 cfg = p.lm.model.config
 trace = model_io.trace(p.lm.model_id, p.src.text, target_ids=())
 n_src = len(trace.src_pieces)
-table = sinusoidal_encoding(cfg.max_len, cfg.d_model)  # the very table the model adds (max_len, D)
+table = sinusoidal_encoding(cfg.max_len, cfg.d_model, cfg.pe_layout)  # the very table the model adds (T, D)
+half = cfg.pe_layout == "half_split"  # a Marian checkpoint: sines in the first half, cosines in the second
+if half:
+    st.info(
+        "This model stores the same sines and cosines in another order: the sine of pair i in dimension "
+        f"i and its cosine in dimension {cfg.d_model // 2} + i (Marian's layout), not side by side. "
+        "Every figure below draws the table this model really adds."
+    )
+    angle = r"\left(\frac{pos}{10000^{2i/d_{model}}}\right)"
+    st.latex(rf"PE_{{(pos,\,i)}} = \sin\!{angle} \qquad PE_{{(pos,\,{cfg.d_model // 2}+i)}} = \cos\!{angle}")
 
 
 @st.cache_data(max_entries=32, show_spinner="Running the encoder without positions…")
@@ -58,11 +67,14 @@ st.markdown(
     f"positions; the wavelength grows with the dimension, up to 10000·2π for the last pair of "
     f"d_model = {cfg.d_model}. Pick dimensions to compare."
 )
-url_widget("dims", "pe_dims", [0, 1, 10, 11, cfg.d_model // 2], list(range(cfg.d_model)), max_items=8)
+pair = cfg.d_model // 2 if half else 1  # how far a sine's cosine lies
+url_widget("dims", "pe_dims", [0, pair, 10, 10 + pair, cfg.d_model // 2 + (10 if half else 0)],
+           list(range(cfg.d_model)), max_items=8)
 dims = st.multiselect("Dimensions", list(range(cfg.d_model)), key="pe_dims", max_selections=8)
 if dims:
-    show_figure(viz_pos.pe_curves(table[:n_show], dims), key="pe_curves",
-                caption="Even dimensions are sines, odd dimensions cosines of the same angle.")
+    which = (f"Dimensions 0 to {pair - 1} are sines, {pair} to {cfg.d_model - 1} cosines of the same angles."
+             if half else "Even dimensions are sines, odd dimensions cosines of the same angle.")
+    show_figure(viz_pos.pe_curves(table[:n_show], dims), key="pe_curves", caption=which)
 else:
     st.info("Pick at least one dimension to draw its curve.")
 
@@ -93,7 +105,10 @@ st.latex(r"R(\theta) = \begin{pmatrix}\cos\theta & \sin\theta \\ -\sin\theta & \
          r"\qquad \omega_i = 10000^{-2i/d_{model}}")
 url_widget("k", "pe_k", 3, low=1, high=50)
 k = st.slider("Offset k", 1, 50, key="pe_k")
-check = analysis.check_shift(table, k)
+check = analysis.check_shift(table, k, cfg.pe_layout)
+if half:
+    st.caption(f"In this model's layout each rotation pairs dimension i with {cfg.d_model // 2} + i, so "
+               "the 2×2 blocks of M_k sit spread over the matrix instead of along the diagonal.")
 cols = figure_columns([2, 3])
 with cols[0]:
     url_widget("whole", "pe_whole_matrix", False)

@@ -8,6 +8,7 @@ the home page also draws Figure 1 from `config.json` alone.
 from __future__ import annotations
 
 import os
+import re
 import threading
 from pathlib import Path
 
@@ -19,13 +20,49 @@ from transformer.config import TransformerConfig
 from ui import state
 
 MODEL_DIR = Path(os.environ.get("ATLAS_MODEL_DIR", Path(__file__).resolve().parents[1] / "pretrained"))
-# The models the app can show: name -> (label, directory). The translation model is the default;
-# the numbers model (English number phrases -> German, with exact answers) ships beside it.
-MODELS = {
+SHIPPED_MODELS = {
     "translation": ("English → German (general)", MODEL_DIR),
     "numbers": ("Numbers and dates (known right answers)", MODEL_DIR / "numbers"),
 }
 DEFAULT_MODEL = "translation"
+ACTIVATION_NAMES = {"relu": "ReLU", "silu": "SiLU"}  # TransformerConfig.activation, as a page writes it
+
+
+def discover_models(base: Path = MODEL_DIR, extra: str = "") -> dict[str, tuple[str, Path]]:
+    """The models the app can show: name -> (label, directory). The shipped translation model (the
+    default) and numbers model first, then every other folder with a `config.json` under `base` (e.g.
+    a checkpoint imported with `transformer.import_marian`) and in `extra`: folders separated by
+    `os.pathsep` (ATLAS_MODEL_DIRS), each a model folder or a folder of them. The name, used in links,
+    is the folder's name; the label is the first heading of its MODEL_CARD.md."""
+    models = dict(SHIPPED_MODELS)
+    seen = {d.resolve() for _, d in models.values()}
+    folders = [base, *(Path(entry).expanduser() for entry in extra.split(os.pathsep) if entry)]
+    for folder in folders:
+        if folder is not base and (folder / "config.json").is_file():
+            candidates = [folder]
+        else:
+            candidates = sorted(p for p in folder.iterdir() if p.is_dir()) if folder.is_dir() else []
+        for d in candidates:
+            if not (d / "config.json").is_file() or d.resolve() in seen:
+                continue
+            seen.add(d.resolve())
+            name = re.sub(r"[^A-Za-z0-9._-]+", "-", d.name).strip("-") or "model"
+            while name in models:
+                name += "-2"
+            models[name] = (_card_title(d) or d.name, d)
+    return models
+
+
+def _card_title(directory: Path) -> str | None:
+    try:
+        first = (directory / "MODEL_CARD.md").read_text(encoding="utf-8").split("\n", 1)[0]
+    except (OSError, UnicodeDecodeError):
+        return None
+    return first.lstrip("# ").strip()[:80] or None
+
+
+# Read once, when the server starts: a model folder added later shows after a restart.
+MODELS = discover_models(MODEL_DIR, os.environ.get("ATLAS_MODEL_DIRS", ""))
 CHOICE_KEY = "atlas_model_choice"  # session state: (model name, snapshot step or None)
 
 

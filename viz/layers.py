@@ -5,7 +5,8 @@
 
 - `activation_heatmap`: one stage's vectors (T x D or T x d_ff), one row per token.
 - `stage_norms`: the length of each token's vector through the stages of one layer.
-- `ffn_zero_fraction` / `ffn_hidden_figure`: how many hidden units the ReLU switched off.
+- `ffn_zero_fraction` / `ffn_hidden_figure`: how many hidden units the ReLU (or a Marian checkpoint's
+  SiLU) switched off.
 - `layer_changes`: each token's vector from layer to layer: cosine similarity with the previous
   layer and its norm.
 
@@ -95,27 +96,32 @@ def stage_norms(
     return fig
 
 
-def ffn_zero_fraction(hidden) -> np.ndarray:
-    """(T, F) ReLU outputs -> (T,) share of hidden units that are exactly zero for each token."""
+def ffn_zero_fraction(hidden, activation: str = "relu") -> np.ndarray:
+    """(T, F) hidden activations -> (T,) share of units switched off for each token: exactly zero
+    after a ReLU; at or below zero after a SiLU (x·σ(x) keeps negative inputs as values in (−0.28, 0])."""
     h = as_array(hidden)
-    return (h == 0).mean(axis=1)
+    return (h == 0).mean(axis=1) if activation == "relu" else (h <= 0).mean(axis=1)
 
 
-def ffn_hidden_figure(hidden, labels: list[str], title: str, colorscale: str = "Blues") -> go.Figure:
-    """The FFN's hidden ReLU activations (T x d_ff) and, beside them, the share of zeros per token."""
+def ffn_hidden_figure(
+    hidden, labels: list[str], title: str, colorscale: str = "Blues", activation: str = "relu"
+) -> go.Figure:
+    """The FFN's hidden activations (T x d_ff) after the ReLU (or SiLU) and, beside them, the share of
+    units switched off per token (`ffn_zero_fraction`)."""
     h = as_array(hidden)
     if h.shape[0] != len(labels):
         raise ValueError(f"{len(labels)} labels for {h.shape[0]} tokens")
-    if (h < 0).any():
+    if activation == "relu" and (h < 0).any():
         raise ValueError("ReLU outputs cannot be negative: is this the hidden layer after the ReLU?")
-    zeros = ffn_zero_fraction(h)
+    name, off = ("ReLU", "zeros") if activation == "relu" else ("SiLU", "≤ 0")
+    zeros = ffn_zero_fraction(h, activation)
     fig = make_subplots(
         rows=1,
         cols=2,
         column_widths=[0.78, 0.22],
         shared_yaxes=True,
         horizontal_spacing=0.02,
-        subplot_titles=[f"hidden units after ReLU ({h.shape[0]} × {h.shape[1]})", "share of zeros"],
+        subplot_titles=[f"hidden units after {name} ({h.shape[0]} × {h.shape[1]})", f"share {off}"],
     )
     fig.add_trace(
         go.Heatmap(
@@ -123,7 +129,7 @@ def ffn_hidden_figure(hidden, labels: list[str], title: str, colorscale: str = "
             x=list(range(h.shape[1])),
             y=list(labels),
             colorscale=colorscale,
-            zmin=0.0,
+            zmin=min(0.0, float(h.min())),
             zmax=float(h.max()) or 1.0,
             name="hidden",
             colorbar=dict(x=1.01, xanchor="left", title="value"),  # right of both panels, clear of labels
@@ -139,7 +145,8 @@ def ffn_hidden_figure(hidden, labels: list[str], title: str, colorscale: str = "
             orientation="h",
             name="zeros",
             marker_color="#888",
-            hovertemplate="token %{y}<br>%{x:.1%} of units are 0<extra></extra>",
+            hovertemplate=f"token %{{y}}<br>%{{x:.1%}} of units are {'0' if activation == 'relu' else '≤ 0'}"
+            "<extra></extra>",
         ),
         row=1,
         col=2,
