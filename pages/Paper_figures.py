@@ -15,18 +15,18 @@ st.markdown(
     "own model, in the same style: the sentence twice, queries on the left and keys on the right, one "
     "colour per head, stronger weight = stronger line."
 )
-st.info(
-    "Our model is much smaller and trained on much less text than the paper's, and nothing forces its "
-    "heads into the same order: the paper's “head 5” is not our head 5. Use the head finder at the bottom "
-    "to look for a head that does what a paper figure shows."
-)
+st.info("Our model is much smaller and trained on much less text than the paper's, and nothing forces its "
+        "heads into the same order: the paper's “head 5” is not our head 5. Next to each figure, the page "
+        "says what the paper shows and what this model shows, measured on the model loaded now.")
 from transformer.analysis.decoding import find_word, rank_heads, words  # noqa: E402
 from ui import model as model_io  # noqa: E402
+from ui import paper as evidence  # noqa: E402
+from ui.head_finder import head_finder  # noqa: E402
 from ui.layout import figure_columns, layer_slider, setup, show_figure  # noqa: E402
 from ui.state import url_widget  # noqa: E402
-from ui.uniform import focus_default, focus_text, heads_by_focus, uniform_note  # noqa: E402
+from ui.uniform import focus_default, focus_text, grid, heads_by_focus, uniform_note  # noqa: E402
 from viz import paper  # noqa: E402
-from viz.labels import choices, span_label, token_labels  # noqa: E402
+from viz.labels import choices, token_labels  # noqa: E402
 
 FIGURE3 = (
     "It is in this spirit that a majority of American governments have passed new laws since 2009 "
@@ -66,22 +66,19 @@ numbering = f"Layers and heads are numbered {sel.numbering}."
 where = f"encoder self-attention, layer {sel.show_layer(layer)} of {p.n_layers}"
 
 
-def default_position(pieces: list[str], word: str, fallback: int = 0) -> int:
-    found = find_word(pieces, word)
-    return found.positions[0] if found else min(fallback, len(pieces) - 1)
-
-
 # ---- Figure 3 -----------------------------------------------------------------------------------
 st.header("Figure 3: a long-distance dependency")
 st.markdown(
-    "In the paper, many heads in layer 5 let the word **making** attend to **more difficult**, far away "
-    "at the end of the sentence: the heads have picked up the phrase *making … more difficult*. Only the "
-    "lines leaving one query token are drawn, in every head."
+    "The paper's Figure 3 follows the verb **making** in a long sentence: its heads complete the phrase "
+    "*making … more difficult*. Only the lines leaving one query token are drawn, in every head."
 )
 tr3 = encoder_trace(FIGURE3)
 labels3 = token_labels(tr3.src_pieces, p.sel.pieces)
 weights3 = tr3.attention("encoder", "self", layer)  # (H, S, S)
-url_widget("q3", "paper_q3", default_position(tr3.src_pieces, "making"), list(range(len(labels3))))
+link3 = evidence.link(tr3, "making", ("more", "difficult"), layer)
+st.markdown(evidence.verdict(link3, sel, "many heads of layer 5 give *making* most of their attention to "
+                                         "*more difficult* at the end of the sentence."))
+url_widget("q3", "paper_q3", evidence.default_position(tr3.src_pieces, "making"), list(range(len(labels3))))
 names3 = choices(labels3)
 query3 = st.selectbox("Query token", range(len(labels3)), format_func=lambda i: names3[i], key="paper_q3")
 show_figure(
@@ -91,18 +88,21 @@ show_figure(
     f"one colour per head. {numbering}",
 )
 show_figure(
-    paper.query_rows_heatmap(
-        weights3,
-        labels3,
-        query3,
-        head_names,
-        f"The same weights as a heatmap: {where}",
-        colorscale=p.colors["sequential"],
-    ),
+    paper.query_rows_heatmap(weights3, labels3, query3, head_names, f"The same weights as a heatmap: {where}",
+                             colorscale=p.colors["sequential"]),
     key="paper_fig3_heatmap",
     caption=numbering,
 )
 uniform_note(tr3, "encoder", "self", layer)
+best3 = link3.anywhere
+show_figure(
+    paper.figure3(tr3.attention("encoder", "self", best3.layer), labels3, query3, head_names, colors,
+                  f"This model's strongest evidence, anywhere: encoder layer {sel.show_layer(best3.layer)}, "
+                  f"{head_names[best3.head]}", heads=[best3.head]),
+    key="paper_fig3_best",
+    caption=f"The head of the whole encoder that gives the measured words the most weight (the number "
+    f"above), drawn for the chosen query token. {numbering}",
+)
 
 # ---- Figures 4 and 5 ----------------------------------------------------------------------------
 st.header("Figure 4: anaphora resolution")
@@ -118,6 +118,8 @@ weights4 = tr4.attention("encoder", "self", layer)  # (H, S, S)
 its = find_word(pieces4, "its") or words(pieces4)[0]
 law = find_word(pieces4, "Law") or words(pieces4)[min(1, len(words(pieces4)) - 1)]
 in_layer = [s.head for s in rank_heads(tr4, its.positions, law.positions) if s.layer == layer]
+st.markdown(evidence.verdict(evidence.link(tr4, "its", ("Law",), layer), sel,
+                             "two heads of layer 5 give almost all of *its*'s attention to *Law*."))
 cols = st.columns(2)
 all_heads, off = list(range(p.n_heads)), int(sel.one_based)
 url_widget("full", "paper_fig4_full", in_layer[0], all_heads, offset=off)
@@ -128,14 +130,8 @@ url_widget("iso", "paper_fig4_iso", in_layer[:2], all_heads, offset=off)
 iso_heads = cols[1].multiselect("Heads for the isolated picture (bottom)", all_heads,
                                 format_func=lambda h: head_names[h], key="paper_fig4_iso")
 show_figure(
-    paper.figure_full(
-        weights4,
-        labels4,
-        [full_head],
-        head_names,
-        colors,
-        f"Figure 4 (top) on our model: {where}, {head_names[full_head]}, all tokens",
-    ),
+    paper.figure_full(weights4, labels4, [full_head], head_names, colors,
+                      f"Figure 4 (top) on our model: {where}, {head_names[full_head]}, all tokens"),
     key="paper_fig4_top",
     caption=f"Lines of weight at least 0.05. {numbering}",
 )
@@ -143,15 +139,8 @@ uniform_note(tr4, "encoder", "self", layer, full_head)
 its_query = its.positions[0]
 if iso_heads:
     show_figure(
-        paper.figure3(
-            weights4,
-            labels4,
-            its_query,
-            head_names,
-            colors,
-            f"Figure 4 (bottom) on our model: {where}, lines from one token",
-            heads=iso_heads,
-        ),
+        paper.figure3(weights4, labels4, its_query, head_names, colors,
+                      f"Figure 4 (bottom) on our model: {where}, lines from one token", heads=iso_heads),
         key="paper_fig4_bottom",
         caption=f"Only the lines leaving the query token at position {its_query}. {numbering}",
     )
@@ -173,19 +162,22 @@ url_widget("pair", pair_key, pair_default, all_heads, offset=off, max_items=2)
 pair = st.multiselect(
     "Two heads to compare", all_heads, max_selections=2, format_func=lambda h: head_names[h], key=pair_key
 )
+if pair:
+    broad = grid(tr4, "encoder", "self")[layer]  # (H,) entropy ÷ its maximum
+    st.markdown("**The paper:** two heads whose patterns differ, each seemingly with its own task. **This "
+                "model:** " + "; ".join(f"{head_names[h]} has entropy {float(broad[h]):.2f} of its maximum"
+                                        for h in pair) + " (0 = one key per query, 1 = an even spread).")
 fig5_cols = figure_columns(2)
 for i, h in enumerate(pair):
     with fig5_cols[i]:
         show_figure(
-            paper.figure_full(
-                weights4, labels4, [h], head_names, colors, f"Figure 5 on our model: {where}, {head_names[h]}"
-            ),
+            paper.figure_full(weights4, labels4, [h], head_names, colors,
+                              f"Figure 5 on our model: {where}, {head_names[h]}"),
             key=f"paper_fig5_{i}",
             caption=numbering,
         )
         uniform_note(tr4, "encoder", "self", layer, h)
 
-# ---- head finder --------------------------------------------------------------------------------
 st.header("Head finder")
 st.markdown(
     "Which of our heads link one word to another? Choose a query word (the one attending) and a key word "
@@ -194,45 +186,15 @@ st.markdown(
     "are added up (attention anywhere on the word counts) and the query's pieces are averaged (so the "
     "result stays a share of one row, between 0 and 1)."
 )
-tr_f = encoder_trace(FIGURES45)
-labels_f = token_labels(tr_f.src_pieces, p.sel.pieces)
-word_list = words(tr_f.src_pieces)
-word_texts = [w.text for w in word_list]
-# Words are named as the figures name their tokens: as written, or by position and piece.
-word_names = choices([span_label(labels_f, w.positions, p.sel.pieces) for w in word_list])
+head_finder(p, encoder_trace(FIGURES45), head_names)
 
-
-def _word_index(text: str, fallback: int) -> int:
-    lowered = [t.lower().strip(".,;:!?\"'()") for t in word_texts]
-    return lowered.index(text.lower()) if text.lower() in lowered else min(fallback, len(word_list) - 1)
-
-
-cols = st.columns(2)
-word_options = list(range(len(word_list)))
-url_widget("fq", "finder_query", _word_index("its", 0), word_options)
-q_word = cols[0].selectbox("Query word (attending)", word_options, format_func=lambda i: word_names[i],
-                           key="finder_query")
-url_widget("fk", "finder_key", _word_index("Law", 1), word_options)
-k_word = cols[1].selectbox("Key word (attended to)", word_options, format_func=lambda i: word_names[i],
-                           key="finder_key")
-ranking = rank_heads(tr_f, word_list[q_word].positions, word_list[k_word].positions)
-st.dataframe(
-    paper.ranking_rows(ranking, sel.show_layer, sel.show_head, limit=10), hide_index=True, width="stretch"
+st.header("Does a head resolve *it*?")
+st.markdown(
+    "A pronoun test often quoted with the Transformer (not one of the paper's figures): in “The animal "
+    "didn't cross the street because it was too **tired**”, *it* is the animal; with “too **wide**” it is "
+    "the street. A head that resolved the pronoun would move its weight from *animal* to *street* between "
+    "the two sentences."
 )
-st.caption(f"The 10 strongest of {len(ranking)} heads (all layers). {numbering}")
-best = ranking[0]
-show_figure(
-    paper.figure3(
-        tr_f.attention("encoder", "self", best.layer),
-        labels_f,
-        word_list[q_word].positions[0],
-        head_names,
-        colors,
-        f"Strongest head: encoder layer {sel.show_layer(best.layer)}, {head_names[best.head]} "
-        f"(weight {best.weight:.2f})",
-        heads=[best.head],
-    ),
-    key="finder_best",
-    caption=f"Lines leaving the query word's first piece in the strongest head. {numbering}",
-)
-uniform_note(tr_f, "encoder", "self", best.layer, best.head)
+check = evidence.pronoun(p.lm.model_id)
+st.markdown(evidence.pronoun_text(check, sel) if check else "This model's vocabulary splits the sentences so "
+            "that *it*, *animal* or *street* cannot be found.")
