@@ -231,3 +231,19 @@ def test_pickled_and_reloaded_tokenizer_is_the_same(imported):
     again = pickle.loads(pickle.dumps(tok))
     text = sentences(EN, 1, 9)[0]
     assert again.encode(text) == tok.encode(text) and again.vocab_size == tok.vocab_size
+
+
+def test_a_pytorch_model_bin_gives_the_same_model(marian_dir, imported, tmp_path):
+    """Older folders ship pytorch_model.bin: read with weights_only=True (tensors only), same weights."""
+    from safetensors.torch import load_file
+
+    src = tmp_path / "bin"
+    shutil.copytree(marian_dir, src)
+    torch.save(load_file(str(src / "model.safetensors")), src / "pytorch_model.bin")
+    (src / "model.safetensors").unlink()
+    import_marian(src, tmp_path / "out")
+    ours, again = (
+        load_file(str(imported[0] / "model.safetensors")),
+        load_file(str(tmp_path / "out" / "model.safetensors")),
+    )
+    assert ours.keys() == again.keys() and all(torch.equal(ours[k], again[k]) for k in ours)
