@@ -20,6 +20,7 @@ from transformer.inputs import Source, encode_source
 from transformer.pretrained import Decoding, LoadedModel, PretrainedError, load_pretrained, snapshot_steps
 from transformer.trace import Trace, run_trace
 from ui.frame import CHOICE_KEY, DEFAULT_MODEL, MODELS
+from ui.turns import TURNS, page_notice, queued
 
 DEVICE = os.environ.get("ATLAS_DEVICE", "auto")
 
@@ -133,6 +134,9 @@ def _ablated(ablate: tuple):
     return hooks.intervene(head_ablation(ablate)) if ablate else contextlib.nullcontext()
 
 
+# Heavy work takes turns, first come first served (ui.turns): outside the cache, so a cache hit never
+# waits in line, and a page shows its place while it waits.
+@queued(TURNS, page_notice)
 @st.cache_data(max_entries=256, show_spinner=False)
 def greedy(model_id: str, sentence: str, ablate: tuple = ()) -> dict | None:
     """The greedy translation of `sentence` (None when it is empty); `ablate` as in `trace`."""
@@ -143,6 +147,7 @@ def greedy(model_id: str, sentence: str, ablate: tuple = ()) -> dict | None:
         return _as_dict(lm, greedy_decode(lm.model, src.ids, max_len=_max_len(lm, len(src.ids))))
 
 
+@queued(TURNS, page_notice)
 @st.cache_data(max_entries=256, show_spinner=False)
 def beam(
     model_id: str, sentence: str, beam_size: int | None = None, alpha: float | None = None, ablate: tuple = ()
@@ -159,6 +164,7 @@ def beam(
     return [_as_dict(lm, h) for h in hyps]
 
 
+@queued(TURNS, page_notice)  # one turn for both searches
 def translate(
     model_id: str, sentence: str, beam_size: int | None = None, alpha: float | None = None, ablate: tuple = ()
 ) -> dict:
@@ -195,6 +201,7 @@ ATTENTION_ONLY = ("hook_pattern", "hook_mask")
 # A resource cache hands every rerun the same Trace object: `cache_data` would unpickle about a
 # hundred tensors on each rerun (~70 ms per head change). Pages only read traces, never write them
 # (tests/test_cache.py checks that a cached trace is unchanged after every page has drawn it).
+@queued(TURNS, page_notice)
 @st.cache_resource(max_entries=64, show_spinner=False)
 def trace(
     model_id: str,
