@@ -17,6 +17,7 @@ st.markdown(
 st.latex(r"\mathrm{Attention}(Q, K, V) = \mathrm{softmax}\!\left(\frac{QK^\top}{\sqrt{d_k}}\right)V")
 from ui import model as model_io  # noqa: E402
 from ui import rows  # noqa: E402
+from ui.frozen import frozen  # noqa: E402
 from ui.layout import (  # noqa: E402
     attention_picker,
     figure_columns,
@@ -68,7 +69,8 @@ def step_figures(model_id: str, text: str, sel: Selection, row: int | None) -> d
             get("scores")[row], get("masked_scores")[row], get("pattern")[row], key_labels,
             query_labels[row], colors["categorical"][0],
         )  # fmt: skip
-    return {name: for_display(fig, sel) for name, fig in figs.items()}
+    # frozen: turned into the browser's JSON once here, not once per session that shows them (ui.frozen)
+    return {name: frozen(for_display(fig, sel)) for name, fig in figs.items()}
 
 
 # Everything below changes with the stack, layer, head or query: a fragment, so moving a slider reruns
