@@ -24,7 +24,7 @@ from ui import rows  # noqa: E402
 from ui.layout import attention_picker, for_display, fresh, require_sentence, setup, show_figure  # noqa: E402
 from ui.state import Selection, url_widget  # noqa: E402
 from ui.uniform import uniform_note  # noqa: E402
-from viz import multihead  # noqa: E402
+from viz import concat, grids, multihead  # noqa: E402
 from viz.labels import choices, token_labels  # noqa: E402
 from viz.palette import diverging_note, palette  # noqa: E402
 
@@ -54,10 +54,10 @@ def layer_figures(model_id: str, text: str, sel: Selection, heads: tuple[int, ..
     where = f"{sel.stack} {sel.kind}-attention, layer {sel.show_layer()} of {cfg.n_layers}"
     figs = {
         # Two heads to a row in presenter mode: four left each too narrow for its larger labels.
-        "grid": multihead.heads_grid(weights, q_labels, k_labels, head_names,
+        "grid": grids.heads_grid(weights, q_labels, k_labels, head_names,
                                      f"{where}: all {cfg.n_heads} heads", colorscale=colors["sequential"],
                                      max_cols=2 if sel.presenter else 4),
-        "concat": multihead.concat_figure(
+        "concat": concat.concat_figure(
             tr.get(tr.attn_name(sel.stack, sel.kind, sel.layer, "z")),  # (H, T_q, d_v)
             tr.get(tr.attn_name(sel.stack, sel.kind, sel.layer, "concat")),  # (T_q, h·d_v)
             lm.model.get_submodule(f"{sel.stack}.layers.{sel.layer}.{sel.kind}_attn.w_o").weight,
@@ -79,7 +79,7 @@ def model_view_figure(model_id: str, text: str, sel: Selection):
     lm, tr = model_io.by_id(model_id), model_io.trace(model_id, text)
     cfg = lm.model.config
     head_names, layer_names = _names(sel, cfg.n_layers, cfg.n_heads)
-    fig = multihead.model_view(
+    fig = grids.model_view(
         [tr.attention(sel.stack, sel.kind, layer) for layer in range(cfg.n_layers)],
         layer_names, head_names, f"{sel.stack} {sel.kind}-attention: layers × heads",
         colorscale=palette(sel.palette)["sequential"],

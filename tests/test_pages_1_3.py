@@ -185,7 +185,7 @@ def test_page3_decoder_self_attention_is_causal_and_cross_uses_source_keys():
     assert spec["y"][0].endswith("&lt;s&gt;")
     at.selectbox(key="atlas_kind").set_value("cross").run()
     cross = charts(at)["steps_pattern"]["data"][0]
-    assert cross["x"] == source_labels and cross["y"][0].endswith("&lt;s&gt;")
+    assert cross["x"] == source_labels and cross["y"][0].startswith("0:&lt;s&gt; → ")  # reads → writes
 
 
 def test_page3_follow_one_query():

@@ -15,7 +15,8 @@ from pathlib import Path
 import pytest
 import torch
 
-from viz import embeddings, inspector, layers, multihead, positional, steps
+from viz import concat as concat_viz
+from viz import embeddings, inspector, layers, positional, steps
 from viz.palette import PALETTES, diverging_note
 
 # Hue ranges in degrees (start, end), wrapping through 0 for red.
@@ -88,7 +89,7 @@ def diverging_figures(scale: str) -> dict:
         "scores": steps.scores_heatmap(square, labels, labels, "t", scale),
         "layer stage": layers.activation_heatmap(x, labels, "t", scale),
         "A − B": inspector.difference_map(square, labels, "t", scale),
-        "Concat, W^O, output": multihead.concat_figure(
+        "Concat, W^O, output": concat_viz.concat_figure(
             z, concat, w_o, concat @ w_o.T, labels, ["head 1", "head 2"], "t", scale
         ),
     }

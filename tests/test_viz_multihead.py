@@ -11,9 +11,10 @@ import pytest
 import torch
 
 from transformer.analysis.decoding import HeadScore
+from viz import concat as concat_viz
 from viz import decoding as dec_viz
+from viz import grids, multihead, paper
 from viz import layers as layer_viz
-from viz import multihead, paper
 from viz.heatmap import QUERY_KEY_NOTE
 from viz.labels import readable
 
@@ -38,7 +39,7 @@ def heads(n: int) -> list[str]:
 
 def test_heads_grid_has_one_heatmap_per_head_with_its_weights():
     w = softmax_rows(3, 4, 5)  # (H, T_q, T_k)
-    fig = multihead.heads_grid(w, labels(4, "q"), labels(5, "k"), heads(3), "layer 5")
+    fig = grids.heads_grid(w, labels(4, "q"), labels(5, "k"), heads(3), "layer 5")
     assert len(fig.data) == 3
     for h, trace in enumerate(fig.data):
         np.testing.assert_allclose(np.asarray(trace.z), w[h].numpy(), rtol=1e-6)
@@ -53,14 +54,14 @@ def test_heads_grid_has_one_heatmap_per_head_with_its_weights():
 def test_heads_grid_rejects_labels_that_do_not_fit():
     w = softmax_rows(2, 4, 4)
     with pytest.raises(ValueError):
-        multihead.heads_grid(w, labels(3), labels(4), heads(2), "t")
+        grids.heads_grid(w, labels(3), labels(4), heads(2), "t")
     with pytest.raises(ValueError):
-        multihead.heads_grid(w, labels(4), labels(4), heads(3), "t")
+        grids.heads_grid(w, labels(4), labels(4), heads(3), "t")
 
 
 def test_model_view_places_layer_l_head_h_at_trace_l_times_h_plus_h():
     w = softmax_rows(2, 3, 4, 4)  # (L, H, T, T)
-    fig = multihead.model_view(list(w), ["layer 1", "layer 2"], heads(3), "model view")
+    fig = grids.model_view(list(w), ["layer 1", "layer 2"], heads(3), "model view")
     assert len(fig.data) == 6
     for layer in range(2):
         for h in range(3):
@@ -146,7 +147,7 @@ def test_concat_figure_shows_concat_w_o_and_output():
     concat = torch.cat(list(z), dim=-1)  # (T, H·d_v)
     w_o = torch.randn(6, 8, generator=g)  # Linear weight: (d_model, H·d_v)
     out = concat @ w_o.T  # (T, d_model)
-    fig = multihead.concat_figure(z, concat, w_o, out, labels(3), heads(2), "t")
+    fig = concat_viz.concat_figure(z, concat, w_o, out, labels(3), heads(2), "t")
     np.testing.assert_allclose(np.asarray(fig.data[0].z), concat.numpy(), rtol=1e-6)
     np.testing.assert_allclose(np.asarray(fig.data[1].z), w_o.T.numpy(), rtol=1e-6)  # (H·d_v, d_model)
     np.testing.assert_allclose(np.asarray(fig.data[2].z), out.numpy(), rtol=1e-6)
@@ -157,9 +158,9 @@ def test_concat_figure_shows_concat_w_o_and_output():
     titles = " ".join(a.text for a in fig.layout.annotations)
     assert "3 × 2·4 = 3 × 8" in titles and "W^O<br>8 × 6" in titles and "output<br>3 × 6" in titles
     with pytest.raises(ValueError):
-        multihead.concat_figure(z, concat.flip(-1), w_o, out, labels(3), heads(2), "t")
+        concat_viz.concat_figure(z, concat.flip(-1), w_o, out, labels(3), heads(2), "t")
     with pytest.raises(ValueError):
-        multihead.concat_figure(z, concat, w_o[:, :5], out, labels(3), heads(2), "t")
+        concat_viz.concat_figure(z, concat, w_o[:, :5], out, labels(3), heads(2), "t")
 
 
 def test_concat_and_output_share_one_symmetric_scale_and_one_colourbar():
@@ -170,7 +171,7 @@ def test_concat_and_output_share_one_symmetric_scale_and_one_colourbar():
     concat = torch.cat(list(z), dim=-1)
     w_o = torch.randn(6, 8, generator=g) / 10
     out = 3 * concat @ w_o.T  # larger than concat: the shared bound comes from the output
-    fig = multihead.concat_figure(z, concat, w_o, out, labels(3), heads(2), "t")
+    fig = concat_viz.concat_figure(z, concat, w_o, out, labels(3), heads(2), "t")
     concat_trace, w_trace, out_trace = fig.data
     assert concat_trace.coloraxis == out_trace.coloraxis == "coloraxis"
     assert w_trace.coloraxis == "coloraxis2"

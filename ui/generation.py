@@ -17,7 +17,7 @@ from ui.layout import for_display
 from ui.rows import query_labels
 from ui.state import Selection
 from viz import decoding as dec_viz
-from viz import multihead
+from viz import grids
 from viz.labels import readable, token_labels, word
 from viz.palette import palette
 
@@ -77,7 +77,7 @@ def cross_figures(model_id: str, text: str, sel: Selection) -> tuple[dict, str |
     average = dec_viz.alignment_heatmap(cross, tgt, src, f"{where}: cross-attention, average of the heads",
                                         colorscale=colors["sequential"])
     right, why_not = gold.marks(average, tr, text, cross.mean(0), "heads averaged, this layer")
-    heads = multihead.heads_grid(cross, tgt, src, head_names, f"{where}: cross-attention per head",
+    heads = grids.heads_grid(cross, tgt, src, head_names, f"{where}: cross-attention per head",
                                  colorscale=colors["sequential"], max_cols=2 if sel.presenter else 4)
     return {"average": for_display(average, sel), "heads": for_display(heads, sel)}, right, why_not
 

@@ -17,7 +17,6 @@ RELATIVE_MAX = 2.0  # the relative scale runs 0..2 × the uniform share, white (
 
 
 TITLE_WIDTH = 58  # characters per title line: a figure in half of the page has room for about this many
-MAX_TICKS = 40  # label at most this many rows or columns; beyond, every n-th (ticks would overlap)
 
 # Fixed margins instead of Plotly's `automargin`. Streamlit's chart theme turns automargin on for
 # every axis; with square cells (`scaleanchor`) each margin change moves the plot, its ticks and its
@@ -103,16 +102,15 @@ def axis_labels(labels) -> tuple[list[str], dict]:
     """(categories, axis settings) for token labels: ticks read as words, hover gives the pieces.
 
     Labels that know their piece and position (`viz.labels.Label`) become categories named by it
-    ("3:▁cat"), which is what hover shows, and tick texts that read as the word. Other labels are
-    their own categories. Long axes label every n-th category only.
+    ("3:▁cat"), which is what hover shows, and tick texts that read as the word; every token gets its
+    tick, however many there are (Plotly would skip every other one on a crowded axis, and the key a
+    reader is looking at would go unnamed). Other labels (dimensions, numbers) are their own
+    categories, ticked as Plotly sees fit.
     """
     texts = [str(label) for label in labels]
     hovers = [getattr(label, "hover", None) for label in labels]
-    step = max(1, -(-len(texts) // MAX_TICKS))
     if texts and all(hovers) and len(set(hovers)) == len(hovers):
-        return hovers, dict(tickmode="array", tickvals=hovers[::step], ticktext=texts[::step])
-    if step > 1:
-        return texts, dict(tickmode="array", tickvals=texts[::step], ticktext=texts[::step])
+        return hovers, dict(tickmode="array", tickvals=hovers, ticktext=texts)
     return texts, {}
 
 

@@ -57,12 +57,12 @@ def token_labels(pieces: list[str], show_pieces: bool = False) -> list[str]:
         pieces: SentencePiece pieces in order.
         show_pieces: label with position and piece ("3:▁cat") instead of the word ("cat").
     Returns:
-        One label per piece. Default labels of repeated words differ only by trailing zero-width
-        spaces, so they read the same but stay separate categories; each is a `Label` whose `hover`
-        is the piece-and-position form.
+        One `Label` per piece, whose `hover` is the piece-and-position form (with `show_pieces`, the
+        label itself). Default labels of repeated words differ only by trailing zero-width spaces, so
+        they read the same but stay separate categories.
     """
     if show_pieces:
-        return [f"{i}:{readable(p)}" for i, p in enumerate(pieces)]
+        return [Label(f"{i}:{readable(p)}", f"{i}:{readable(p)}") for i, p in enumerate(pieces)]
     labels, used = [], set()
     for p in pieces:
         label = readable(word(p))
@@ -95,7 +95,8 @@ def writes_labels(read: list[str], written: list[str | None], show_pieces: bool 
         raise ValueError(f"{len(read)} rows read, {len(written)} written")
     wrote = ["?" if w is None else w for w in written]
     if show_pieces:
-        return [f"{i}:{readable(r)}{WRITES}{readable(w)}" for i, (r, w) in enumerate(zip(read, wrote))]
+        return [Label(text, text) for i, (r, w) in enumerate(zip(read, wrote))
+                for text in [f"{i}:{readable(r)}{WRITES}{readable(w)}"]]
     labels, used = [], set()
     for i, (r, w) in enumerate(zip(read, wrote)):
         label = readable(word(r)) + WRITES + readable(word(w))
