@@ -6,9 +6,9 @@ import numpy as np
 import pytest
 
 from viz import decoding, layers, positional, steps, worked
+from viz.grids import heads_grid, model_view
 from viz.heatmap import TITLE_WIDTH, attention_heatmap, heatmap, relative_to_uniform, wrap_title
 from viz.labels import token_labels
-from viz.grids import heads_grid, model_view
 from viz.present import presenter_fonts
 
 PIECES = ["▁The", "▁cat", "▁sat", "▁on", "▁the", "▁cat", ".", "</s>"]
