@@ -9,7 +9,7 @@ PORT ?= 8501
 # the learning-rate schedule from there instead of warming up to the peak rate again.
 SHIPPED_STEP := 121000
 
-.PHONY: run test test-cuda lint format data tokenizer train train-numbers export bench browser-deps screenshots clean
+.PHONY: run serve nginx-deps test test-cuda lint format data tokenizer train train-everyday train-numbers export head-stats bench bench-class browser-deps screenshots clean
 
 # The first install is quiet but long: say what it is doing, then show pip's own messages only on error.
 $(STAMP): requirements.txt
@@ -29,6 +29,15 @@ $(DEV_STAMP): $(STAMP) requirements-dev.txt
 run: $(STAMP)  ## start the app on the shipped model
 	@echo "Attention Atlas: open http://localhost:$(PORT) (Ctrl+C stops it)."
 	$(PY) -m streamlit run app.py --server.port $(PORT) --server.headless true --browser.gatherUsageStats false
+
+WORKERS ?= 2
+serve: $(STAMP) nginx-deps  ## WORKERS Streamlit processes behind nginx, sticky sessions (a class larger than one process)
+	$(PY) tools/serve.py --workers $(WORKERS) --port $(PORT)
+
+nginx-deps:  ## Debian's nginx for `make serve` (installed with apt-get when missing)
+	@command -v nginx >/dev/null 2>&1 || test -x /usr/sbin/nginx || { \
+	  if [ "$$(id -u)" = 0 ]; then apt-get update -qq && apt-get install -y -qq nginx-light >/dev/null; \
+	  else sudo apt-get update -qq && sudo apt-get install -y -qq nginx-light >/dev/null; fi; }
 
 browser-deps:  ## Debian's Chromium for the real-browser tests (Playwright drives it, never downloads one)
 	@command -v chromium >/dev/null 2>&1 || { \
@@ -64,10 +73,27 @@ data: $(STAMP)  ## build the EN-DE corpus (Debian packages + Tatoeba) and train 
 	  --repeat ding=10 --repeat tatoeba=10 --byte-fallback
 	$(PY) -m corpus.mix --debian data/corpus-debian --out data/corpus $(MIX)
 
+# How every run of the everyday model evaluates: loss on the everyday, Ding and technical dev splits.
+VALID := --valid-splits valid-everyday,valid,valid-tech
+
 train: $(STAMP)  ## continue training from the shipped weights (see pretrained/MODEL_CARD.md)
-	@test -f data/spm/spm.model || $(MAKE) data
-	$(PY) -m training.train --out runs/base --resume || \
-	  $(PY) -m training.train --out runs/base --init pretrained --spm pretrained/spm.model --start-step $(SHIPPED_STEP)
+	@test -f data/corpus/valid-everyday.en || $(MAKE) data
+	$(PY) -m training.train --corpus data/corpus --out runs/base --resume $(VALID) || \
+	  $(PY) -m training.train --corpus data/corpus --out runs/base $(VALID) \
+	    --init pretrained --spm pretrained/spm.model --start-step $(SHIPPED_STEP)
+
+# The shipped everyday model from the start: the step-121,000 weights of the model shipped before it
+# (commit bbb18de, from git history), carried over to the new tokenizer, then trained on data/corpus.
+EVERYDAY_FROM := bbb18de
+train-everyday: $(STAMP)  ## retrain the shipped model the way it was made (needs `make data` and git history)
+	@test -f data/corpus/valid-everyday.en || $(MAKE) data
+	mkdir -p runs/step121000
+	for f in config.json model.safetensors spm.model; do \
+	  git show $(EVERYDAY_FROM):pretrained/$$f > runs/step121000/$$f; done
+	$(PY) -m training.vocab_transfer --model runs/step121000 --spm data/spm/spm.model --out runs/transfer
+	$(PY) -m training.train --corpus data/corpus --out runs/everyday --resume $(VALID) || \
+	  $(PY) -m training.train --corpus data/corpus --out runs/everyday $(VALID) \
+	    --init runs/transfer --spm data/spm/spm.model --start-step 4000 --steps $(SHIPPED_STEP)
 
 train-numbers: $(STAMP)  ## retrain the numbers model from scratch into pretrained/numbers (~16 min on 2 cores)
 	$(PY) -m training.numbers.train --out pretrained/numbers
