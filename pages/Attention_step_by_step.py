@@ -177,8 +177,9 @@ def steps_view() -> None:
     step(
         "6 · Weighted sum of the values",
         r"z_i = \sum_j \alpha_{ij}\, v_j, \qquad Z = \alpha V",
-        f"Each query's output is the average of the value rows, weighted by its row of α: d_k = {cfg.d_k} "
-        "numbers per position. The h heads' outputs are then concatenated and mixed by W^O (next page).",
+        f"Each query's output is the average of the value rows, weighted by its row of α: d_v = {cfg.d_k} "
+        "numbers per position (the paper takes d_v = d_k = d_model / h). The h heads' outputs are then "
+        "concatenated and mixed by W^O (next page).",
         ["z"],
     )
 

@@ -63,10 +63,11 @@ sizes = analysis.scale_summary(trace.get("src_embed.hook_embed"), trace.get("src
                                trace.get("src_pos_enc.hook_pe"))
 st.markdown(
     "Before the positional encoding is added, every row is multiplied by √d_model "
-    f"(here √{cfg.d_model} ≈ {sizes.sqrt_d_model:.2f}). Why: the shared matrix also serves as the output "
-    "projection, and its entries are small (about 1/√d_model each when training starts). The positional "
-    "encoding, by contrast, holds sines and cosines between −1 and 1. Without the scaling, the position "
-    "signal would drown out the word itself; after it, both have a similar size."
+    f"(here √{cfg.d_model} ≈ {sizes.sqrt_d_model:.2f}). The paper states this step (§3.4) without "
+    "giving a reason. A common reading: the shared matrix also serves as the output projection, and its "
+    "entries are small (about 1/√d_model each when training starts), while the positional encoding holds "
+    "sines and cosines between −1 and 1; without the scaling the position signal could drown out the "
+    "word, after it both have a similar size (the numbers below show the sizes in this model)."
 )
 cols = [c for row in (st.columns(2), st.columns(2)) for c in row] if p.sel.presenter else st.columns(4)
 cols[0].metric("√d_model", f"{sizes.sqrt_d_model:.3f}")

@@ -24,6 +24,7 @@ ARCHITECTURE = [
     ("The paper's Figures 3–5", "pages/Paper_figures.py", "encoder self-attention, layer 5 of 6"),
     ("Head inspector", "pages/Head_inspector.py", "what each head does, rollout, switching heads off"),
     ("Worked examples", "pages/Worked_examples.py", "small hand-checkable numbers, Table 1"),
+    ("Train it yourself", "pages/Train_it_yourself.py", "train a small model live and watch its attention"),
 ]
 
 
