@@ -6,7 +6,15 @@ from pathlib import Path
 
 import pytest
 
-from viz.architecture import SELECTION, architecture_spec, figure1_parts, page_of_selection
+from viz.architecture import (
+    BOX_H,
+    BOX_W,
+    SELECTION,
+    SUM_Y,
+    architecture_spec,
+    figure1_parts,
+    page_of_selection,
+)
 
 ROOT = Path(__file__).resolve().parents[1]
 # Figure 1 of the paper, bottom-up (read off the figure by hand).
@@ -73,3 +81,20 @@ def test_selection_gives_the_clicked_page():
 )
 def test_selection_from_the_browser_never_names_a_page_the_diagram_does_not_offer(selection):
     assert page_of_selection(selection) is None
+
+
+def test_residual_paths_enter_every_add_and_norm_and_the_encoding_is_added_at_a_sum():
+    """Figure 1 draws a residual connection into each Add & Norm, and a ⊕ where the positional
+    encoding is added to the embedding (issue 30, item 6)."""
+    spec = architecture_spec(6)
+    rows = [r for layer in spec["layer"] for r in layer["data"]["values"]]
+    arrows = list({tuple(r.items()): r for r in rows if "head" in r}.values())  # drawn twice: rule, head
+    for norm in (p for p in figure1_parts() if p.label == "Add & Norm"):
+        side = [a for a in arrows
+                if a["y"] == a["y2"] == norm.y and abs(abs(a["x2"] - norm.x) - BOX_W / 2) < 1e-9]
+        assert len(side) == 1, f"no residual arrow into the Add & Norm at {norm.x}, {norm.y}"
+    sums = [r for r in rows if r.get("text") == "⊕"]
+    assert sorted({s["x"] for s in sums}) == sorted({p.x for p in figure1_parts()})  # one ⊕ per stack
+    assert {s["y"] for s in sums} == {SUM_Y}
+    into_encoding = [a for a in arrows if a["x"] == a["x2"] and a["y2"] == 1 - BOX_H / 2]
+    assert not into_encoding  # the embedding runs beside its encoding's box into the ⊕, not through it

@@ -92,8 +92,42 @@ def _layer(mark: dict, rows: list[dict], encoding: dict, **extra) -> dict:
 
 def _arrow(x0: float, y0: float, x1: float, y1: float) -> dict:
     """An arrow from (x0, y0) to (x1, y1): a rule row plus the head's position and direction."""
-    head = "triangle-right" if y0 == y1 else "triangle-up"
+    head = ("triangle-right" if x1 > x0 else "triangle-left") if y0 == y1 else "triangle-up"
     return {"x": x0, "y": y0, "x2": x1, "y2": y1, "head": head}
+
+
+SUM_Y = 1.5  # the ⊕ where the positional encoding is added, between its box and the layer
+RESIDUAL_DX = BOX_W / 2 + 0.1  # residual paths run this far beside a stack, inside the N× frame
+
+
+def residual_paths(parts: list[Part]) -> tuple[list[dict], list[dict]]:
+    """(lines, arrows) of the residual connections: each sub-layer's input, taken from below the
+    sub-layer, runs beside it into the Add & Norm above it (left of the encoder, right of the decoder,
+    as in the paper's figure)."""
+    lines, arrows = [], []
+    for part in parts:
+        if not part.layer or part.label == "Add & Norm":
+            continue
+        side = -1 if part.x == ENCODER_X else 1
+        start = part.y - 0.5 if part.y > 2 else SUM_Y  # the first sub-layer's input is the ⊕'s sum
+        out = part.x + side * RESIDUAL_DX
+        lines += [{"x": part.x, "y": start, "x2": out, "y2": start},
+                  {"x": out, "y": start, "x2": out, "y2": part.y + 1}]
+        arrows.append(_arrow(out, part.y + 1, part.x + side * BOX_W / 2, part.y + 1))
+    return lines, arrows
+
+
+def embedding_sums() -> tuple[list[dict], list[dict]]:
+    """(lines, ⊕ marks): the embedding runs beside its positional-encoding box into the ⊕ that adds
+    them (the paper draws the encoding as a second input of that ⊕), and the sum goes up."""
+    lines, sums = [], []
+    for x in (ENCODER_X, DECODER_X):
+        beside = x + (RESIDUAL_DX if x == ENCODER_X else -RESIDUAL_DX)  # opposite the residual paths
+        lines += [{"x": x + (beside - x) * BOX_W / 2 / RESIDUAL_DX, "y": 0, "x2": beside, "y2": 0},
+                  {"x": beside, "y": 0, "x2": beside, "y2": SUM_Y},
+                  {"x": beside, "y": SUM_Y, "x2": x, "y2": SUM_Y}]
+        sums.append({"x": x, "y": SUM_Y, "text": "⊕", "tip": "embedding × √d_model + positional encoding"})
+    return lines, sums
 
 
 def _notes(n_layers: int) -> list[dict]:
@@ -125,13 +159,14 @@ def architecture_spec(n_layers: int, height: int = 620) -> dict:
         for p in parts
     ]
     frames = [  # the "N×" frame around one layer's sub-layers
-        {"x0": x - BOX_W / 2 - 0.18, "x1": x + BOX_W / 2 + 0.18, "y0": 2 - 0.55, "y1": top + 0.55}
+        {"x0": x - BOX_W / 2 - 0.18, "x1": x + BOX_W / 2 + 0.18, "y0": 2 - 0.34, "y1": top + 0.55}
         for x, top in ((ENCODER_X, 5), (DECODER_X, 7))
     ]
     arrows = []
     for stack_x in (ENCODER_X, DECODER_X):  # each box feeds the one above it
         rows = sorted(p.y for p in parts if p.x == stack_x)
-        arrows += [_arrow(stack_x, a + BOX_H / 2, stack_x, b - BOX_H / 2) for a, b in zip(rows, rows[1:])]
+        arrows += [_arrow(stack_x, a + BOX_H / 2, stack_x, b - BOX_H / 2) for a, b in zip(rows, rows[1:])
+                   if (a, b) != (0, 1)]  # the embedding goes beside its encoding, into the ⊕
         arrows.append(_arrow(stack_x, -0.85, stack_x, -BOX_H / 2))
     arrows.append(_arrow(DECODER_X, 9 + BOX_H / 2, DECODER_X, 10.55))
     # The encoder's output enters every decoder layer's second attention as keys and values.
@@ -140,6 +175,10 @@ def architecture_spec(n_layers: int, height: int = 620) -> dict:
               {"x": ENCODER_X, "y": 6.2, "x2": mid, "y2": 6.2},
               {"x": mid, "y": 6.2, "x2": mid, "y2": 4}]
     arrows.append(_arrow(mid, 4, DECODER_X - BOX_W / 2, 4))
+    residual_lines, residual_arrows = residual_paths(parts)
+    sum_lines, sums = embedding_sums()
+    arrows += residual_arrows
+    memory += residual_lines + sum_lines
     layers = [
         _layer({"type": "rect", "fillOpacity": 0, "stroke": "#888", "strokeDash": [2, 3]}, frames,
                _xy("x0", "y0", "x1", "y1")),
@@ -151,6 +190,10 @@ def architecture_spec(n_layers: int, height: int = 620) -> dict:
                {**_xy("x2", "y2"), "shape": {"field": "head", "type": "nominal", "scale": None}}),
         _layer({"type": "text", "fontSize": 12, "color": "#111", "lineBreak": "\n"}, boxes,
                {**_xy("x", "text_y"), "text": {"field": "label"}}),
+        _layer({"type": "point", "filled": True, "color": "white", "stroke": INK, "size": 170, "opacity": 1},
+               sums, _xy("x", "y")),
+        _layer({"type": "text", "fontSize": 15, "color": "#111", "baseline": "middle"}, sums,
+               {**_xy("x", "y"), "text": {"field": "text"}, "tooltip": {"field": "tip"}}),
     ]
     for align in ("left", "center", "right"):
         for bold in (False, True):
