@@ -97,9 +97,17 @@ train-everyday: $(STAMP)  ## retrain the shipped model the way it was made (need
 
 train-numbers: $(STAMP)  ## retrain the numbers model from scratch into pretrained/numbers (~16 min on 2 cores)
 	$(PY) -m training.numbers.train --out pretrained/numbers
+	$(PY) -m training.head_stats pretrained/numbers
 
 export: $(STAMP)
 	$(PY) -m training.train --out runs/base --export pretrained
+	$(PY) -m training.head_stats pretrained
+
+head-stats: $(STAMP)  ## the head inspector's statistics beside each shipped model's weights (rerun after new weights)
+	$(PY) -m training.head_stats pretrained $(wildcard pretrained/numbers)
+
+bench-class: $(DEV_STAMP)  ## a class at once: N websocket sessions, p50/p95/max to a finished page (bench/README.md)
+	$(PY) bench/class_at_once.py
 
 bench: $(DEV_STAMP)
 	$(PY) bench/forward.py

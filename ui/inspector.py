@@ -13,7 +13,7 @@ from dataclasses import dataclass
 import streamlit as st
 import torch
 
-from transformer.analysis import heads
+from transformer.analysis import head_file, heads
 from transformer.analysis.sentences import DEFAULT_SUBSET, SENTENCES
 from transformer.trace import Trace
 from ui import model as model_io
@@ -58,12 +58,24 @@ def _sentence_statistics(model_id: str, sentence: str) -> dict | None:
     return None if trace is None else heads.sentence_statistics(trace)
 
 
+@st.cache_resource(max_entries=8, show_spinner=False)
+def shipped(model_id: str) -> dict:
+    """sentence -> statistics, read from the `head_statistics.safetensors` shipped beside these weights
+    (`transformer.analysis.head_file`); empty when the file is missing or stale (made for other weights)."""
+    directory = model_io.directory_of(model_id)
+    found = head_file.load(directory / head_file.FILE, model_id) if directory is not None else None
+    return found or {}
+
+
 def statistics(model_id: str, sentences: tuple[str, ...]) -> heads.HeadStatistics:
-    """Head statistics over `sentences` (empty ones skipped), each sentence computed once and cached."""
+    """Head statistics over `sentences` (empty ones skipped): read from the file shipped with the weights
+    where it has them, else computed once per sentence and cached."""
     kept, per_sentence = [], []
-    progress = st.progress(0.0, text="Measuring the heads…") if len(sentences) > 1 else None
+    ready = shipped(model_id)
+    progress = (st.progress(0.0, text="Measuring the heads…")
+                if sum(s not in ready for s in sentences) > 1 else None)  # fmt: skip
     for i, sentence in enumerate(sentences):
-        result = _sentence_statistics(model_id, sentence)
+        result = ready[sentence] if sentence in ready else _sentence_statistics(model_id, sentence)
         if result is not None:
             kept.append(sentence)
             per_sentence.append(result)

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import contextlib
 import os
+from pathlib import Path
 
 import streamlit as st
 import torch
@@ -117,6 +118,13 @@ def by_id(model_id: str) -> LoadedModel:
         directory, snapshot = _BY_ID[model_id]
         return _load(directory, DEVICE, snapshot)
     return loaded()
+
+
+def directory_of(model_id: str) -> Path | None:
+    """The directory this server loaded the weights with this id from (None: not loaded, or a snapshot
+    of training, whose files are not the directory's own)."""
+    directory, snapshot = _BY_ID.get(model_id, (None, None))
+    return Path(directory) if directory is not None and snapshot is None else None
 
 
 def source(sentence: str, model_id: str | None = None) -> Source:
