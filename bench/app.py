@@ -330,6 +330,86 @@ def bench_browser(pages, runs: int) -> dict:
     return out
 
 
+def _idle_after(tab, act) -> float:
+    """Seconds from `act()` (which presses a key) to the page idle again (the rerun finished and nothing
+    changed for QUIET_MS; WATCH_JS times it on the page's own clock from the key press)."""
+    tab.evaluate(WATCH_JS)
+    act()
+    tab.wait_for_function(SETTLED_JS, arg=QUIET_MS, polling=50, timeout=600_000)
+    return tab.evaluate(IDLE_MS_JS) / 1000
+
+
+def _open_timed(browser, url: str) -> dict:
+    """A new browser context opens `url`: seconds to the first response (DOM), the first figure drawn,
+    and the page's script finished."""
+    context = browser.new_context(viewport={"width": 1440, "height": 900})
+    tab = context.new_page()
+    try:
+        start = time.perf_counter()
+        tab.goto(url, wait_until="domcontentloaded", timeout=600_000)
+        dom = time.perf_counter() - start
+        tab.wait_for_selector(DRAWN, state="visible", timeout=600_000)
+        figure = time.perf_counter() - start
+        wait_idle(tab, 600_000)
+        done = time.perf_counter() - start
+        return {"dom_s": round(dom, 2), "figure_s": round(figure, 2), "done_s": round(done, 2)}
+    finally:
+        context.close()
+
+
+def bench_cold_paths(pages, runs: int) -> dict:
+    """Issue 30's cold waits, in headless Chromium: the head inspector as a fresh server's first visit
+    (its statistics come from the file shipped with the weights); the home page's translation on a fresh
+    server, counted from the first response; then on that server a click on a Figure 1 box to its page
+    drawn and idle; "Next token" on the decoder page (Enter on the button to idle, median of `runs`);
+    the numbers model's decoder page opened in a new session (the translation model already loaded)."""
+    from viz.architecture import figure1_parts
+
+    by_file = {p.file: p for p in pages}
+    inspector = next(p for p in pages if "inspector" in p.url_path.lower())
+    decoder = next(p for p in pages if "decoder" in p.url_path.lower())
+    out: dict = {}
+    with chromium() as browser:
+        with streamlit_server() as server:
+            out["inspector_first_visit"] = _open_timed(browser, f"{server.url}/{inspector.url_path}")
+        with streamlit_server() as server:
+            home = _open_timed(browser, f"{server.url}/")
+            out["home_translation_after_first_response_s"] = round(home["done_s"] - home["dom_s"], 2)
+            parts = figure1_parts()
+            index = next((i for i, p in enumerate(parts) if p.page == "pages/Multi_head_attention.py"), 0)
+            target = by_file[parts[index].page]
+            context = browser.new_context(viewport={"width": 1440, "height": 900})
+            tab = context.new_page()
+            tab.goto(f"{server.url}/?s={urllib.parse.quote(NEW_SENTENCES[0])}", wait_until="domcontentloaded")
+            wait_idle(tab, 600_000)
+            boxes = tab.locator('[data-testid="stVegaLiteChart"] g.mark-rect').last.locator("path")
+            boxes.nth(index).wait_for(state="attached", timeout=600_000)
+            start = time.perf_counter()
+            boxes.nth(index).click(force=True)
+            tab.wait_for_url(f"**/{target.url_path}*", timeout=600_000)
+            tab.wait_for_selector(DRAWN, state="visible", timeout=600_000)
+            drawn = time.perf_counter() - start
+            wait_idle(tab, 600_000)
+            out["figure1_box_to_page"] = {"page": target.url_path, "figure_s": round(drawn, 2),
+                                          "done_s": round(time.perf_counter() - start, 2)}
+            tab.goto(f"{server.url}/{decoder.url_path}?s={urllib.parse.quote(NEW_SENTENCES[1])}",
+                     wait_until="domcontentloaded")
+            wait_idle(tab, 600_000)
+            times = []
+            for _ in range(runs):
+                button = tab.locator('button:has-text("Next token")').first
+                button.wait_for(state="visible", timeout=600_000)
+                if button.is_disabled():
+                    break
+                button.focus()
+                times.append(_idle_after(tab, lambda b=button: b.press("Enter")))
+            context.close()
+            out["next_token"] = {"runs": len(times), "median_s": round(statistics.median(times), 2) if times
+                                 else None, "max_s": round(max(times), 2) if times else None}
+            out["numbers_decoder"] = _open_timed(browser, f"{server.url}/{decoder.url_path}?model=numbers")
+    return out
+
+
 def _attempt(fn, *args) -> dict:
     """Run one measurement; a failure is reported in the table instead of ending the benchmark."""
     try:
@@ -418,6 +498,7 @@ def main() -> int:
     parser.add_argument("--cold-runs", type=int, default=3, help="cold starts per page (median reported)")
     parser.add_argument("--browser-runs", type=int, default=5, help="browser measures of each kind (median)")
     parser.add_argument("--only-browser", action="store_true", help="measure in the browser only")
+    parser.add_argument("--only-cold", action="store_true", help="issue 30's cold waits only (fresh servers)")
     args = parser.parse_args()
     os.chdir(ROOT)
     pages = discover_pages()
@@ -426,6 +507,11 @@ def main() -> int:
         "load_average": os.getloadavg(),
         "pages": [p.script for p in pages],
     }
+    if args.only_cold:
+        cold = _attempt(bench_cold_paths, pages, args.browser_runs)
+        load = {"load_average_before": results["load_average"], "load_average_after": os.getloadavg()}
+        print(json.dumps({**cold, **load}, indent=2))
+        return 0 if "error" not in cold else 1
     results["browser"] = _attempt(bench_browser, pages, args.browser_runs)
     if args.only_browser:
         load = {"load_average_before": results["load_average"], "load_average_after": os.getloadavg()}
