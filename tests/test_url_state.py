@@ -56,8 +56,8 @@ def figures(at: AppTest) -> dict[str, str]:
 
 # page -> [(widget kind, key, new value, URL parameter it must write)]
 CASES = {
-    "tokens.py": [("radio", "embed_compare", 1, "compare")],
-    "positional_encoding.py": [
+    "Tokens_and_embeddings.py": [("radio", "embed_compare", 1, "compare")],
+    "Positional_encoding.py": [
         ("slider", "pe_positions", 20, "positions"),
         ("multiselect", "pe_dims", [2, 3], "dims"),
         ("slider", "pe_k", 7, "k"),
@@ -65,18 +65,18 @@ CASES = {
         ("number_input", "pe_shuffle_seed", 5, "shuffle"),
         ("slider", "atlas_head", 3, "head"),
     ],
-    "attention_steps.py": [
+    "Attention_step_by_step.py": [
         ("slider", "atlas_head", 4, "head"),
         ("selectbox", "steps_query_*", 2, "q"),
         ("toggle", "atlas_contrast", True, "contrast"),
     ],
-    "multi_head.py": [
+    "Multi_head_attention.py": [
         ("multiselect", "mh_heads", [0, 2], "heads"),
         ("selectbox", "mh_token", None, "tok"),
         ("selectbox", "atlas_kind", "self", "kind"),
     ],
-    "encoder_layer.py": [("slider", "atlas_layer", 2, "layer"), ("radio", "enc_stage", 2, "stage")],
-    "paper_figures.py": [
+    "Encoder_layer.py": [("slider", "atlas_layer", 2, "layer"), ("radio", "enc_stage", 2, "stage")],
+    "Paper_figures.py": [
         ("selectbox", "paper_q3", 1, "q3"),
         ("selectbox", "paper_fig4_full", 3, "full"),
         ("multiselect", "paper_fig4_iso", [1, 4], "iso"),
@@ -84,7 +84,7 @@ CASES = {
         ("selectbox", "finder_key", 0, "fk"),
         ("toggle", "paper_own", True, "own"),
     ],
-    "worked_examples.py": [
+    "Worked_examples.py": [
         ("text_area", "wk_v", "1 2\n3 4", "v"),
         ("text_input", "wk_scores", "3 1", "scores"),
         ("slider", "wk_factor", 9, "factor"),
@@ -93,7 +93,7 @@ CASES = {
         ("select_slider", "wk_d", 1024, "d"),
         ("slider", "wk_r", 40, "r"),
     ],
-    "head_inspector.py": [
+    "Head_inspector.py": [
         ("selectbox", "hi_stat", "distance", "stat"),
         ("multiselect", "hi_ablate", ["decoder.cross.5.0", "encoder.self.0.3"], "off"),
         ("slider", "hi_step", 1, "pos"),
@@ -130,13 +130,13 @@ def test_a_shared_link_reproduces_the_view(page):
 
 
 def test_a_link_reproduces_the_decoder_step():
-    at = run("decoder.py", {"s": SENTENCE})
+    at = run("Decoder_and_generation.py", {"s": SENTENCE})
     for _ in range(2):
         at.button(key="dec_next").click()
         at.run()
     link = dict(at.query_params)
     assert link["tokens"] == "2"
-    shared = run("decoder.py", link)
+    shared = run("Decoder_and_generation.py", link)
     assert figures(shared) == figures(at)
     assert [t.value for t in shared.text] == [t.value for t in at.text]  # "Decoder input after 2 step(s)"
 
@@ -144,15 +144,15 @@ def test_a_link_reproduces_the_decoder_step():
 @pytest.mark.parametrize(
     ("page", "params", "key", "kind", "expected"),
     [
-        ("attention_steps.py", {"q": "999"}, "steps_query_*", "selectbox", None),
-        ("attention_steps.py", {"q": "x"}, "steps_query_*", "selectbox", None),
-        ("multi_head.py", {"heads": "1,99"}, "mh_heads", "multiselect", list(range(8))),
-        ("multi_head.py", {"heads": "none"}, "mh_heads", "multiselect", []),
-        ("positional_encoding.py", {"k": "-4"}, "pe_k", "slider", 1),
-        ("positional_encoding.py", {"dims": "1,2,3,4,5,6,7,8,9,10"}, "pe_dims", "multiselect",
+        ("Attention_step_by_step.py", {"q": "999"}, "steps_query_*", "selectbox", None),
+        ("Attention_step_by_step.py", {"q": "x"}, "steps_query_*", "selectbox", None),
+        ("Multi_head_attention.py", {"heads": "1,99"}, "mh_heads", "multiselect", list(range(8))),
+        ("Multi_head_attention.py", {"heads": "none"}, "mh_heads", "multiselect", []),
+        ("Positional_encoding.py", {"k": "-4"}, "pe_k", "slider", 1),
+        ("Positional_encoding.py", {"dims": "1,2,3,4,5,6,7,8,9,10"}, "pe_dims", "multiselect",
          [1, 2, 3, 4, 5, 6, 7, 8]),
-        ("head_inspector.py", {"off": "decoder.cross.99.0"}, "hi_ablate", "multiselect", []),
-        ("head_inspector.py", {"stat": "<script>"}, "hi_stat", "selectbox", "entropy"),
+        ("Head_inspector.py", {"off": "decoder.cross.99.0"}, "hi_ablate", "multiselect", []),
+        ("Head_inspector.py", {"stat": "<script>"}, "hi_stat", "selectbox", "entropy"),
     ],
 )
 def test_bad_page_state_in_a_link_falls_back(page, params, key, kind, expected):
@@ -161,7 +161,7 @@ def test_bad_page_state_in_a_link_falls_back(page, params, key, kind, expected):
 
 
 def test_a_link_with_a_decoder_step_past_the_end_stops_at_the_end():
-    at = run("decoder.py", {"s": SENTENCE, "tokens": "500"})
+    at = run("Decoder_and_generation.py", {"s": SENTENCE, "tokens": "500"})
     n = int(at.query_params["tokens"])  # the whole greedy output (and its </s>), no more
     assert 0 < n < 500 and any(f"after {n} step(s)" in t.value for t in at.text)
 
