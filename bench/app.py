@@ -330,13 +330,22 @@ def bench_browser(pages, runs: int) -> dict:
     return out
 
 
-def _idle_after(tab, act) -> float:
-    """Seconds from `act()` (which presses a key) to the page idle again (the rerun finished and nothing
-    changed for QUIET_MS; WATCH_JS times it on the page's own clock from the key press)."""
+def _idle_after(tab, act, changed_js: str) -> float:
+    """Seconds from `act()` (which presses a key) to the page idle again: `changed_js` (a function of the
+    value it returned before) says the rerun's output is shown, then the rerun finished and nothing
+    changed for QUIET_MS (WATCH_JS times it on the page's own clock from the key press)."""
+    before = tab.evaluate(changed_js)
     tab.evaluate(WATCH_JS)
     act()
+    tab.wait_for_function(f"(before) => ({changed_js})() !== before", arg=before, polling="raf",
+                          timeout=600_000)
     tab.wait_for_function(SETTLED_JS, arg=QUIET_MS, polling=50, timeout=600_000)
     return tab.evaluate(IDLE_MS_JS) / 1000
+
+
+# The decoder page's line "Decoder input after N step(s): …", which each "Next token" changes.
+DECODER_INPUT_JS = ("() => [...document.querySelectorAll('[data-testid=\"stText\"]')].map(e => e.textContent)"
+                    ".find(t => t.startsWith('Decoder input after')) || ''")
 
 
 def _open_timed(browser, url: str) -> dict:
@@ -402,7 +411,7 @@ def bench_cold_paths(pages, runs: int) -> dict:
                 if button.is_disabled():
                     break
                 button.focus()
-                times.append(_idle_after(tab, lambda b=button: b.press("Enter")))
+                times.append(_idle_after(tab, lambda b=button: b.press("Enter"), DECODER_INPUT_JS))
             context.close()
             out["next_token"] = {"runs": len(times), "median_s": round(statistics.median(times), 2) if times
                                  else None, "max_s": round(max(times), 2) if times else None}

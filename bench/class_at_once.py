@@ -25,6 +25,7 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import signal
 import statistics
 import sys
 import threading
@@ -326,6 +327,7 @@ def main() -> int:
     parser.add_argument("--label", default="", help="what is measured (e.g. 'one process'), kept in the JSON")
     parser.add_argument("--out", default=str(ROOT / "artifacts" / "bench_class_at_once.json"))
     args = parser.parse_args()
+    signal.signal(signal.SIGTERM, lambda *_: sys.exit(1))  # so that a server this run started is stopped
     sizes = [int(n) for n in args.sizes.split(",")]
     pages, modes = args.pages.split(","), args.modes.split(",")
     result: dict = {
