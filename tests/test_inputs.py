@@ -263,3 +263,14 @@ def test_partly_unknown_text_says_how_many_tokens_are_unknown():
     (notice,) = encode_source(_Letters(), "I like 😀 and 🎉").notices
     assert notice.startswith("2 token(s) of this text are not in the model's vocabulary (😀 🎉)")
     assert encode_source(_Letters(), "I like tea").notices == []
+
+
+def test_byte_pieces_count_as_unknown_for_the_notice(tok):
+    """The shipped tokenizer spells an emoji as UTF-8 byte pieces, not <unk>: still no silent output."""
+    assert tok.unk_id not in tok.encode("🙂") and tok.id_to_piece(tok.encode("🙂")[-1]).startswith("<0x")
+    (notice,) = encode_source(tok, "🙂 🙂").notices
+    assert notice.startswith("Nothing in this text is in the model's vocabulary (🙂)")
+    assert "raw bytes" in notice
+    (notice,) = encode_source(tok, "I like 🙂").notices
+    assert notice.startswith("4 token(s)")  # the emoji's four bytes
+    assert encode_source(tok, "I like tea.").notices == []
