@@ -7,7 +7,7 @@ DEV_STAMP := $(VENV)/.installed-dev
 PORT ?= 8501
 # The step the shipped weights were trained to (pretrained/MODEL_CARD.md): `make train` goes on with
 # the learning-rate schedule from there instead of warming up to the peak rate again.
-SHIPPED_STEP := 121000
+SHIPPED_STEP := 11938
 
 .PHONY: run serve nginx-deps test test-cuda lint format data tokenizer train train-everyday train-numbers export head-stats bench bench-class browser-deps screenshots clean
 

@@ -25,10 +25,11 @@ labels = token_labels(pieces, p.sel.pieces)
 
 st.header("1 · From text to pieces")
 st.markdown(
-    "The model never sees letters or whole words. A SentencePiece tokenizer, trained by this project "
-    f"on its English–German corpus, cuts the sentence into **pieces** from a joint vocabulary of "
-    f"**{cfg.vocab_size:,}** entries shared by both languages. A piece that starts a new word carries "
-    f"the marker `{WORD_START}`; rare words are split into several pieces. The encoder input ends with "
+    "The model never sees letters. A SentencePiece tokenizer, trained on English–German text, cuts the "
+    f"sentence into **pieces** from a vocabulary of **{cfg.vocab_size:,}** entries. A piece that starts a "
+    f"new word carries the marker `{WORD_START}`. Common words are one piece each; rarer words are split "
+    "into several pieces, numbers into single digits, and a character the vocabulary lacks (an emoji) is "
+    "spelled as its UTF-8 bytes (`<0xF0>` …) where the tokenizer allows it. The encoder input ends with "
     "`</s>`, the end-of-sentence token. Each piece is then just a number: its **id**."
 )
 st.dataframe(
