@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import argparse
 import os
-import subprocess
 import sys
 import tomllib
 from pathlib import Path
@@ -73,10 +72,9 @@ def main(argv: list[str] | None = None) -> int:
     port = command[command.index("--server.port") + 1]
     print(f"Attention Atlas: open http://localhost:{port} (Ctrl+C stops it).", flush=True)
     env = {**os.environ, "ATLAS_MODEL_DIR": str(model_dir())}
-    try:
-        return subprocess.call(command, env=env)
-    except KeyboardInterrupt:
-        return 0
+    # The launcher becomes the server (exec, not a child process): a stop signal sent to
+    # `attention-atlas` reaches Streamlit itself instead of leaving it running without its parent.
+    os.execve(command[0], command, env)
 
 
 def with_model(argv: list[str] | None) -> list[str]:

@@ -181,3 +181,5 @@ def test_attention_atlas_starts_the_server(installed):
     finally:
         server.terminate()
         server.wait(timeout=30)
+    with pytest.raises(OSError):  # the stop reached the server itself: nothing is left on the port
+        urllib.request.urlopen(f"http://127.0.0.1:{port}/_stcore/health", timeout=2)
