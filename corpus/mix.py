@@ -8,6 +8,8 @@ trainer read:
 
 - ``train.en/.de``       every source's pairs repeated by its weight (``corpus.table`` weights,
                          ``--weight NAME=W`` overrides them, ``tatoeba`` included), shuffled;
+                         ``numbers`` are Tatoeba's and Ding's pairs with other numbers and
+                         currency signs (``corpus.number_variants``);
 - ``valid-everyday``/``test-everyday``  about 1,000 Tatoeba pairs each (``corpus.tatoeba``);
 - the Debian held-out splits and the lexicon, copied; ``sources/`` for the tokenizer's counts;
 - ``stats.json``         the Debian build's statistics plus the mixture.
@@ -25,13 +27,13 @@ import random
 import shutil
 from pathlib import Path
 
-from corpus import table, tatoeba
+from corpus import number_variants, table, tatoeba
 from corpus.build import SHUFFLE_SEED, weighted
 from corpus.splits import without_held_out
 from corpus.text import Pair, side_key
 
 DEBIAN_HELD_OUT = ("valid", "test", "valid-story", "test-story", "valid-tech", "test-tech")
-DEFAULT_WEIGHTS = {"tatoeba": 2.0}
+DEFAULT_WEIGHTS = {"tatoeba": 2.0, "numbers": 2.0}
 
 
 def read_pairs(prefix: Path) -> list[Pair]:
@@ -75,6 +77,8 @@ def mix(debian: Path, out: Path, weights: dict[str, float], everyday: list[Pair]
     kept = [p for p in without_held_out(tatoeba_train, debian_held) if p not in seen]
     removed["tatoeba"] = len(tatoeba_train) - len(kept)
     by_source["tatoeba"] = kept
+    everyday_pairs = by_source["tatoeba"] + by_source.get("ding", [])
+    by_source["numbers"] = number_variants.variants(everyday_pairs, everyday_held | debian_held)
 
     table_weights = {s.name: s.weight for s in table.SOURCES}
     unknown = set(weights) - set(by_source)
