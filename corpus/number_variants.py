@@ -65,6 +65,7 @@ def recurrency(pair: Pair) -> list[Pair]:
         return []
     out = []
     for en_sign, de_sign, de_word in CURRENCIES:
+
         def german(m: re.Match, sign: str = de_sign, word: str = de_word) -> str:
             return " " + (word if m.group(1).startswith("Dollar") else sign)
 
