@@ -7,7 +7,7 @@ import math
 import pytest
 import torch
 
-from transformer.analysis import worked
+from ui import worked
 
 
 def test_two_token_attention_matches_the_hand_computation():
