@@ -4,7 +4,7 @@
 
 Run it whenever the weights change (new weights make the old file stale: the app then computes the
 statistics itself, at the old speed). Each sentence of the model's built-in sets (the translation
-model: `transformer.analysis.sentences.SENTENCES`; the numbers model: its grammar's showcase) is
+model: `training.sentences.SENTENCES`; the numbers model: its grammar's showcase) is
 traced exactly as the app traces it: the decoder reads BOS + the greedy translation, stopped at the
 app's length limit. tests/test_head_file.py checks the shipped files against the app's own fresh
 computation.
@@ -18,9 +18,9 @@ from pathlib import Path
 
 import torch
 
+from training.sentences import SENTENCES
 from transformer.analysis import head_file
 from transformer.analysis.heads import sentence_statistics
-from transformer.analysis.sentences import SENTENCES
 from transformer.decoding import default_max_len, greedy_decode
 from transformer.inputs import encode_source
 from transformer.pretrained import LoadedModel, load_pretrained

@@ -13,8 +13,8 @@ from dataclasses import dataclass
 import streamlit as st
 import torch
 
+from training.sentences import DEFAULT_SUBSET, SENTENCES
 from transformer.analysis import head_file, heads
-from transformer.analysis.sentences import DEFAULT_SUBSET, SENTENCES
 from transformer.trace import Trace
 from ui import model as model_io
 
