@@ -9,7 +9,7 @@ PORT ?= 8501
 # the learning-rate schedule from there instead of warming up to the peak rate again.
 SHIPPED_STEP := 11938
 
-.PHONY: run serve nginx-deps test test-cuda lint format data tokenizer train train-everyday train-numbers export head-stats bench bench-class browser-deps screenshots clean
+.PHONY: run serve nginx-deps test test-cuda lint format data tokenizer train train-everyday data-stage1 train-numbers export head-stats bench bench-class browser-deps screenshots clean
 
 # The first install is quiet but long: say what it is doing, then show pip's own messages only on error.
 $(STAMP): requirements.txt
@@ -62,16 +62,25 @@ format: $(DEV_STAMP)
 
 # The training mixture (docs/CORPUS.md, pretrained/MODEL_CARD.md): the Debian sources at corpus.table's
 # weights plus the committed Tatoeba sentences (corpus/tatoeba/, CC-BY 2.0), Tatoeba at 4 and Ding at 6
-# (chosen over Tatoeba 2 / Ding 9 in a controlled run). The tokenizer counts the lines of the default
-# mixture (Tatoeba 2), in that mixture's order: the shipped spm.model was trained on exactly that.
+# (chosen over Tatoeba 2 / Ding 9 in a controlled run), plus corpus.number_variants' pairs (weight 2).
+# The tokenizer counts the lines of that mixture, Tatoeba's and Ding's ten times, and keeps the
+# symbols of training/tokenizer_symbols.txt ($ % € £ ...) as pieces of their own.
 MIX ?= --weight tatoeba=4 --weight ding=6
+SPM := --vocab-size 16000 --repeat ding=10 --repeat tatoeba=10 --byte-fallback
 
 data: $(STAMP)  ## build the EN-DE corpus (Debian packages + Tatoeba) and train the tokenizer
 	$(PY) -m corpus.build --out data/corpus-debian --per-source
-	$(PY) -m corpus.mix --debian data/corpus-debian --out data/corpus-spm
-	$(PY) -m transformer.tokenizer --corpus data/corpus-spm --out data/spm --vocab-size 16000 \
-	  --repeat ding=10 --repeat tatoeba=10 --byte-fallback
 	$(PY) -m corpus.mix --debian data/corpus-debian --out data/corpus $(MIX)
+	$(PY) -m transformer.tokenizer --corpus data/corpus --out data/spm $(SPM) \
+	  --symbols training/tokenizer_symbols.txt
+
+# The first stage of the everyday model had neither the number variants nor the symbols: its corpus
+# and tokenizer (the tokenizer counted the Tatoeba-2 mixture's lines).
+data-stage1: $(STAMP)
+	@test -f data/corpus-debian/valid.en || $(MAKE) data
+	$(PY) -m corpus.mix --debian data/corpus-debian --out data/corpus-spm1 --weight numbers=0
+	$(PY) -m transformer.tokenizer --corpus data/corpus-spm1 --out data/spm1 $(SPM)
+	$(PY) -m corpus.mix --debian data/corpus-debian --out data/corpus1 $(MIX) --weight numbers=0
 
 # How every run of the everyday model evaluates: loss on the everyday, Ding and technical dev splits.
 VALID := --valid-splits valid-everyday,valid,valid-tech
@@ -82,18 +91,27 @@ train: $(STAMP)  ## continue training from the shipped weights (see pretrained/M
 	  $(PY) -m training.train --corpus data/corpus --out runs/base $(VALID) \
 	    --init pretrained --spm pretrained/spm.model --start-step $(SHIPPED_STEP)
 
-# The shipped everyday model from the start: the step-121,000 weights of the model shipped before it
-# (commit bbb18de, from git history), carried over to the new tokenizer, then trained on data/corpus.
+# The shipped everyday model from the start, in two stages (docs/TRAINING_LOG.md, issue 29). Stage 1:
+# the step-121,000 weights of the model shipped before it (commit bbb18de, from git history), carried
+# over to the stage-1 tokenizer, trained from step 4,000 to STAGE1_STEP. Stage 2: that step's weights
+# carried over to data/spm (the symbols), trained on data/corpus (the number variants) to SHIPPED_STEP.
+# Both stages resume where they stopped.
 EVERYDAY_FROM := bbb18de
-train-everyday: $(STAMP)  ## retrain the shipped model the way it was made (needs `make data` and git history)
-	@test -f data/corpus/valid-everyday.en || $(MAKE) data
-	mkdir -p runs/step121000
+STAGE1_STEP := 12728
+train-everyday: $(STAMP) data-stage1  ## retrain the shipped model the way it was made (needs git history)
+	mkdir -p runs/step121000 runs/stage1-end
 	for f in config.json model.safetensors spm.model; do \
 	  git show $(EVERYDAY_FROM):pretrained/$$f > runs/step121000/$$f; done
-	$(PY) -m training.vocab_transfer --model runs/step121000 --spm data/spm/spm.model --out runs/transfer
-	$(PY) -m training.train --corpus data/corpus --out runs/everyday --resume $(VALID) || \
+	$(PY) -m training.vocab_transfer --model runs/step121000 --spm data/spm1/spm.model --out runs/transfer1
+	$(PY) -m training.train --corpus data/corpus1 --out runs/everyday1 --resume $(VALID) --steps $(STAGE1_STEP) || \
+	  $(PY) -m training.train --corpus data/corpus1 --out runs/everyday1 $(VALID) \
+	    --init runs/transfer1 --spm data/spm1/spm.model --start-step 4000 --steps $(STAGE1_STEP)
+	cp runs/everyday1/config.json runs/everyday1/spm.model runs/stage1-end/
+	cp runs/everyday1/snapshots/step_$$(printf %07d $(STAGE1_STEP)).safetensors runs/stage1-end/model.safetensors
+	$(PY) -m training.vocab_transfer --model runs/stage1-end --spm data/spm/spm.model --out runs/transfer
+	$(PY) -m training.train --corpus data/corpus --out runs/everyday --resume $(VALID) --steps $(SHIPPED_STEP) || \
 	  $(PY) -m training.train --corpus data/corpus --out runs/everyday $(VALID) \
-	    --init runs/transfer --spm data/spm/spm.model --start-step 4000 --steps $(SHIPPED_STEP)
+	    --init runs/transfer --spm data/spm/spm.model --start-step $(STAGE1_STEP) --steps $(SHIPPED_STEP)
 
 train-numbers: $(STAMP)  ## retrain the numbers model from scratch into pretrained/numbers (~16 min on 2 cores)
 	$(PY) -m training.numbers.train --out pretrained/numbers

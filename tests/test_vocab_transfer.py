@@ -50,3 +50,24 @@ def test_old_ids_for_a_word_inner_piece_drop_the_word_start(tmp_path):
     assert vocab_transfer.old_ids_for("▁Katze", tok) == tok.encode("Katze")
     inner = vocab_transfer.old_ids_for("atze", tok)
     assert inner and not tok.id_to_piece(inner[0]).startswith("▁")
+
+
+def test_byte_pieces_keep_their_rows_when_both_tokenizers_have_byte_fallback(tmp_path):
+    corpus = write_corpus(tmp_path / "corpus")
+    inputs = [corpus / "train.en", corpus / "train.de"]
+    old_tok = Tokenizer.train(inputs, tmp_path / "old_spm", vocab_size=330, byte_fallback=True)
+    new_tok = Tokenizer.train(inputs, tmp_path / "new", vocab_size=330, byte_fallback=True, user_symbols="€")
+    d = {k.removeprefix("--").replace("-", "_"): int(v) for k, v in zip(TINY[::2], TINY[1::2])}
+    torch.manual_seed(0)
+    old_model = Transformer(TransformerConfig(vocab_size=old_tok.vocab_size, **d))
+    save_model(old_model, tmp_path / "old", tmp_path / "old_spm.model")
+
+    vocab_transfer.transfer(tmp_path / "old", tmp_path / "new.model", tmp_path / "out")
+    rows = load_pretrained(tmp_path / "out").model.src_embed.lut.weight
+    old_rows = old_model.src_embed.lut.weight
+    byte = new_tok._sp.piece_to_id("<0x41>")
+    assert torch.equal(rows[byte], old_rows[old_tok._sp.piece_to_id("<0x41>")])
+    assert not torch.equal(rows[byte], old_rows[old_tok.unk_id])
+    euro = new_tok.encode("€")[-1]  # a piece of its own now, three byte pieces before
+    old_bytes = [old_tok._sp.piece_to_id(p) for p in ("<0xE2>", "<0x82>", "<0xAC>")]
+    assert torch.allclose(rows[euro], old_rows[old_bytes].mean(0))

@@ -5,9 +5,10 @@
 The encoder and decoder layers do not depend on the vocabulary, so they are copied as they are. The
 one shared embedding/output matrix (§3.4) gets a row per new piece: the mean of the old rows of the
 pieces the old tokenizer cuts that piece's text into (a new "▁garden" starts as the mean of the old
-"▁gar" and "den"); special tokens keep their rows, and byte pieces (which the old tokenizer lacks)
-start from the old ``<unk>`` row. Training then goes on from these weights (``training.train --init
-OUT``). Ids of the new tokenizer mean different pieces, so nothing but the layers is reused exactly.
+"▁gar" and "den"); special tokens keep their rows; byte pieces keep the old byte piece's row where
+the old tokenizer had byte fallback, and start from the old ``<unk>`` row where it had not. Training
+then goes on from these weights (``training.train --init OUT``). Ids of the new tokenizer mean
+different pieces, so nothing but the layers is reused exactly.
 """
 
 from __future__ import annotations
@@ -60,7 +61,8 @@ def transfer(model_dir: Path, spm_path: Path, out: Path) -> dict[str, int]:
         if new_id in specials:
             rows[new_id], kind = old_rows[new_id], "special"  # the same fixed ids in both tokenizers
         elif _BYTE.fullmatch(piece):
-            rows[new_id], kind = old_rows[old.tokenizer.unk_id], "byte"
+            old_id = old.tokenizer._sp.piece_to_id(piece)  # <unk> where the old one had no bytes
+            rows[new_id], kind = old_rows[old_id], "byte"
         elif ids := old_ids_for(piece, old.tokenizer):
             rows[new_id], kind = old_rows[ids].mean(0), "composed"
         else:
