@@ -3,12 +3,11 @@
     python -m training.vocab_transfer --model pretrained --spm data/spm/spm.model --out runs/transfer
 
 The encoder and decoder layers do not depend on the vocabulary, so they are copied as they are. The
-one shared embedding/output matrix (§3.4) gets a row per new piece: the mean of the old rows of the
-pieces the old tokenizer cuts that piece's text into (a new "▁garden" starts as the mean of the old
-"▁gar" and "den"); special tokens keep their rows; byte pieces keep the old byte piece's row where
-the old tokenizer had byte fallback, and start from the old ``<unk>`` row where it had not. Training
-then goes on from these weights (``training.train --init OUT``). Ids of the new tokenizer mean
-different pieces, so nothing but the layers is reused exactly.
+one shared embedding/output matrix (§3.4) gets a row per new piece. Special tokens and pieces the
+old tokenizer also has (byte pieces included) keep their trained rows; any other piece starts as the
+mean of the old rows of the pieces the old tokenizer cuts its text into (a new "▁garden" as the mean
+of the old "▁gar" and "den"), and byte pieces the old tokenizer lacked from the old ``<unk>`` row.
+Training then goes on from these weights (``training.train --init OUT``).
 """
 
 from __future__ import annotations
@@ -54,15 +53,16 @@ def transfer(model_dir: Path, spm_path: Path, out: Path) -> dict[str, int]:
         raise ValueError(f"{model_dir}: layers that do not carry over: {sorted(set(missing) - set(tied))}")
     old_rows = old.model.src_embed.lut.weight.detach()  # (V_old, d_model)
     rows = torch.empty(new_tok.vocab_size, config.d_model)
-    counts = {"special": 0, "byte": 0, "composed": 0, "unknown": 0}
+    counts = {"special": 0, "same": 0, "byte": 0, "composed": 0, "unknown": 0}
     specials = {new_tok.pad_id, new_tok.unk_id, new_tok.bos_id, new_tok.eos_id}
     for new_id in range(new_tok.vocab_size):
         piece = new_tok.id_to_piece(new_id)
         if new_id in specials:
             rows[new_id], kind = old_rows[new_id], "special"  # the same fixed ids in both tokenizers
-        elif _BYTE.fullmatch(piece):
-            old_id = old.tokenizer._sp.piece_to_id(piece)  # <unk> where the old one had no bytes
-            rows[new_id], kind = old_rows[old_id], "byte"
+        elif (same := old.tokenizer._sp.piece_to_id(piece)) != old.tokenizer.unk_id:
+            rows[new_id], kind = old_rows[same], "same"  # a piece both have: its trained row
+        elif _BYTE.fullmatch(piece):  # the old tokenizer had no byte fallback
+            rows[new_id], kind = old_rows[old.tokenizer.unk_id], "byte"
         elif ids := old_ids_for(piece, old.tokenizer):
             rows[new_id], kind = old_rows[ids].mean(0), "composed"
         else:
