@@ -62,7 +62,7 @@ format: $(DEV_STAMP)
 
 # The training mixture (docs/CORPUS.md, pretrained/MODEL_CARD.md): the Debian sources at corpus.table's
 # weights plus the committed Tatoeba sentences (corpus/tatoeba/, CC-BY 2.0), Tatoeba at 4 and Ding at 6
-# (chosen over Tatoeba 2 / Ding 9 in a controlled run), plus corpus.number_variants' pairs (weight 2).
+# (chosen over Tatoeba 2 / Ding 9 in a controlled run), plus corpus.number_variants pairs (weight 6).
 # The tokenizer counts the lines of that mixture, Tatoeba's and Ding's ten times, and keeps the
 # symbols of training/tokenizer_symbols.txt ($ % € £ ...) as pieces of their own.
 MIX ?= --weight tatoeba=4 --weight ding=6

@@ -33,7 +33,7 @@ from corpus.splits import without_held_out
 from corpus.text import Pair, side_key
 
 DEBIAN_HELD_OUT = ("valid", "test", "valid-story", "test-story", "valid-tech", "test-tech")
-DEFAULT_WEIGHTS = {"tatoeba": 2.0, "numbers": 2.0}
+DEFAULT_WEIGHTS = {"tatoeba": 2.0, "numbers": 6.0}
 
 
 def read_pairs(prefix: Path) -> list[Pair]:
