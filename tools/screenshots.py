@@ -5,6 +5,12 @@ headless Debian Chromium at 1440×900 on the default sentence, waits until Strea
 running the page and its figures are drawn, and saves one viewport each to docs/screenshots/. Each PNG
 is re-encoded with Pillow (a 256-colour palette when that is what keeps it under the size limit).
 
+For a review of every page (issue 30), `--all-pages` takes each page of app.py's navigation (and the
+numbers model's decoder page) whole, top to bottom, plus one shot per further tab of a page with tabs:
+
+    python tools/screenshots.py --all-pages --size 1440x900 --out docs/screenshots/review
+    python tools/screenshots.py --all-pages --size 1024x768 --presenter --out docs/screenshots/review
+
 Not a test: tests/test_screenshots.py only checks that this list names pages app.py registers.
 """
 
@@ -14,7 +20,7 @@ import argparse
 import io
 import sys
 import time
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -25,6 +31,7 @@ from server import (  # noqa: E402  (tests/server.py: the shared server and brow
     EXCEPTION,
     FIGURE,
     chromium,
+    discover_pages,
     streamlit_server,
     wait_idle,
 )
@@ -34,6 +41,8 @@ VIEWPORT = {"width": 1440, "height": 900}
 MAX_BYTES = 400_000
 TIMEOUT_MS = 300_000  # the first page loads the model and translates, on a CPU that may be busy
 SPINNER = '[data-testid="stSpinner"]'  # st.spinner's "Translating…" and the like
+TAB = '[role="tab"]'  # a tab of st.tabs
+CHART = '[data-testid="stPlotlyChart"], [data-testid="stVegaLiteChart"]'  # a figure's place on the page
 
 
 @dataclass(frozen=True)
@@ -45,6 +54,7 @@ class Shot:
     scroll_to: str = ""  # a header's text to bring to the top of the viewport; "" = the page's top
     figures: int = 1  # how many drawn figures to wait for
     query: str = ""  # URL parameters, e.g. "model=numbers&s=forty-two"
+    whole: bool = False  # the whole page, top to bottom, and each further tab (`--all-pages`)
 
 
 SHOTS = [
@@ -53,9 +63,30 @@ SHOTS = [
     Shot("step_by_step", "Attention_step_by_step", scroll_to="Softmax", figures=6),
     Shot("decoder", "Decoder_and_generation", scroll_to="Masked self-attention"),
     # The numbers model: German says "two-and-forty", so the right alignment crosses (README).
-    Shot("numbers_crossing", "Decoder_and_generation", scroll_to="Encoder-decoder attention", figures=2,
-         query="model=numbers&s=forty-two"),
+    Shot(
+        "numbers_crossing",
+        "Decoder_and_generation",
+        scroll_to="Encoder-decoder attention",
+        figures=2,
+        query="model=numbers&s=forty-two",
+    ),
 ]
+
+
+def every_page() -> list[Shot]:
+    """One whole-page shot of every page app.py's navigation lists, in its order, and the numbers
+    model's decoder page (the other model's figures). A page waits for its own figures to be drawn."""
+    shots = [Shot(page.url_path or "home", page.url_path, figures=0, whole=True) for page in discover_pages()]
+    shots.append(
+        Shot(
+            "Decoder_and_generation_numbers",
+            "Decoder_and_generation",
+            figures=0,
+            whole=True,
+            query="model=numbers&s=forty-two",
+        )
+    )
+    return shots
 
 
 def _wait_drawn(tab, count: int) -> None:
@@ -103,41 +134,129 @@ def _optimise(png: bytes) -> bytes:
     return out.getvalue()
 
 
-def take(browser, url: str, shot: Shot, out: Path) -> Path:
-    context = browser.new_context(viewport=VIEWPORT, device_scale_factor=1)
+def _wait_all_drawn(tab) -> None:
+    """Streamlit idle, no spinner, and every figure on the page drawn (or 60 s gone by: a figure that
+    never draws shows as an empty box in the shot, which is what a review should see)."""
+    wait_idle(tab, TIMEOUT_MS)
+    tab.wait_for_selector(SPINNER, state="detached", timeout=TIMEOUT_MS)
+    wait_idle(tab, TIMEOUT_MS)
+    try:
+        tab.wait_for_function(
+            """selector => [...document.querySelectorAll(selector)]
+                  .filter(chart => chart.offsetParent !== null)  // not in a hidden tab
+                  .every(chart => chart.querySelector('.main-svg, svg.marks'))""",
+            arg=CHART,
+            timeout=60_000,
+        )
+    except Exception:  # noqa: BLE001 - see the docstring
+        print("  warning: not every figure was drawn after 60 s", file=sys.stderr)
+
+
+def _whole(tab) -> bytes:
+    """The whole page: Streamlit scrolls inside its main block, so the viewport grows to its height
+    for the shot (the width, which decides the layout, stays) and goes back after it."""
+    size = tab.viewport_size
+    height = tab.evaluate(
+        "() => Math.max(...['[data-testid=\"stMain\"]', '[data-testid=\"stSidebarContent\"]']"
+        ".map(s => document.querySelector(s)?.scrollHeight || 0), document.body.scrollHeight)"
+    )
+    tab.set_viewport_size({"width": size["width"], "height": int(min(max(height, size["height"]), 16_000))})
+    tab.wait_for_timeout(1_000)  # Plotly re-lays out its figures to the new size
+    png = tab.screenshot(full_page=True)
+    tab.set_viewport_size(size)
+    return png
+
+
+def _named(shot: Shot, viewport: dict, presenter: bool) -> str:
+    if not shot.whole:
+        return shot.name
+    return f"{shot.name}_{viewport['width']}x{viewport['height']}" + ("_presenter" if presenter else "")
+
+
+def take(
+    browser,
+    url: str,
+    shot: Shot,
+    out: Path,
+    viewport: dict | None = None,
+    presenter: bool = False,
+    query: str = "",
+) -> list[Path]:
+    """Take one shot (a whole-page shot: one PNG per tab of the page); returns the files written.
+    `query`: more URL parameters (e.g. "stack=decoder&kind=cross")."""
+    viewport = viewport or VIEWPORT
+    context = browser.new_context(viewport=viewport, device_scale_factor=1)
     try:
         tab = context.new_page()
-        query = f"?{shot.query}" if shot.query else ""
+        params = [q for q in (shot.query, query, "present=1" if presenter else "") if q]
+        query = f"?{'&'.join(params)}" if params else ""
         tab.goto(f"{url}/{shot.url_path}{query}", wait_until="domcontentloaded")
-        _wait_drawn(tab, shot.figures)
+        if shot.whole:
+            _wait_all_drawn(tab)
+        else:
+            _wait_drawn(tab, shot.figures)
         if tab.locator(EXCEPTION).count():
             raise RuntimeError(f"{shot.name}: an exception:\n{tab.locator(EXCEPTION).first.inner_text()}")
-        if shot.scroll_to:
-            _scroll_to(tab, shot.scroll_to)
-        tab.wait_for_timeout(800)  # let Plotly finish its layout transitions after the scroll
-        path = out / f"{shot.name}.png"
-        path.write_bytes(_optimise(tab.screenshot(full_page=False)))
-        return path
+        name = _named(shot, viewport, presenter)
+        if not shot.whole:
+            if shot.scroll_to:
+                _scroll_to(tab, shot.scroll_to)
+            tab.wait_for_timeout(800)  # let Plotly finish its layout transitions after the scroll
+            path = out / f"{name}.png"
+            path.write_bytes(_optimise(tab.screenshot(full_page=False)))
+            return [path]
+        paths = [out / f"{name}.png"]
+        paths[0].write_bytes(_optimise(_whole(tab)))
+        for index in range(1, tab.locator(TAB).count()):
+            tab.locator(TAB).nth(index).click()
+            tab.wait_for_timeout(500)
+            _wait_all_drawn(tab)
+            paths.append(out / f"{name}_tab{index + 1}.png")
+            paths[-1].write_bytes(_optimise(_whole(tab)))
+        return paths
     finally:
         context.close()
+
+
+def _size(text: str) -> dict:
+    width, _, height = text.lower().partition("x")
+    return {"width": int(width), "height": int(height)}
 
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--out", type=Path, default=OUT, help="folder for the PNGs (docs/screenshots)")
     parser.add_argument("--only", nargs="*", help="names of the shots to take (default: all)")
+    parser.add_argument(
+        "--all-pages",
+        action="store_true",
+        help="every page whole (and each tab) instead of the README's five views",
+    )
+    parser.add_argument(
+        "--size",
+        type=_size,
+        default=VIEWPORT,
+        metavar="WxH",
+        help="the browser window, e.g. 1024x768 (default 1440x900)",
+    )
+    parser.add_argument("--presenter", action="store_true", help="presenter mode (?present=1)")
+    parser.add_argument("--query", default="", help="more URL parameters for every page, e.g. kind=cross")
+    parser.add_argument("--suffix", default="", help="added to every file name, e.g. _cross")
     args = parser.parse_args(argv)
-    shots = [s for s in SHOTS if not args.only or s.name in args.only]
+    shots = [s for s in (every_page() if args.all_pages else SHOTS) if not args.only or s.name in args.only]
     args.out.mkdir(parents=True, exist_ok=True)
     with streamlit_server() as server, chromium() as browser:
         for shot in shots:
             start = time.monotonic()
-            path = take(browser, server.url, shot, args.out)
-            size = path.stat().st_size
-            print(f"{path.relative_to(ROOT) if path.is_relative_to(ROOT) else path}: "
-                  f"{size / 1000:.0f} kB, {time.monotonic() - start:.1f} s")
-            if size > MAX_BYTES:
-                print(f"  warning: over {MAX_BYTES / 1000:.0f} kB", file=sys.stderr)
+            shot = replace(shot, name=shot.name + args.suffix)
+            for path in take(browser, server.url, shot, args.out, args.size, args.presenter, args.query):
+                size = path.stat().st_size
+                print(
+                    f"{path.relative_to(ROOT) if path.is_relative_to(ROOT) else path}: "
+                    f"{size / 1000:.0f} kB, {time.monotonic() - start:.1f} s"
+                )
+                if size > MAX_BYTES and not shot.whole:
+                    print(f"  warning: over {MAX_BYTES / 1000:.0f} kB", file=sys.stderr)
     return 0
 
 
