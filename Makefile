@@ -71,7 +71,7 @@ SPM := --vocab-size 16000 --repeat ding=10 --repeat tatoeba=10 --byte-fallback
 data: $(STAMP)  ## build the EN-DE corpus (Debian packages + Tatoeba) and train the tokenizer
 	$(PY) -m corpus.build --out data/corpus-debian --per-source
 	$(PY) -m corpus.mix --debian data/corpus-debian --out data/corpus $(MIX)
-	$(PY) -m transformer.tokenizer --corpus data/corpus --out data/spm $(SPM) \
+	$(PY) -m training.train_tokenizer --corpus data/corpus --out data/spm $(SPM) \
 	  --symbols training/tokenizer_symbols.txt
 
 # The first stage of the everyday model had neither the number variants nor the symbols: its corpus
@@ -79,7 +79,7 @@ data: $(STAMP)  ## build the EN-DE corpus (Debian packages + Tatoeba) and train 
 data-stage1: $(STAMP)
 	@test -f data/corpus-debian/valid.en || $(MAKE) data
 	$(PY) -m corpus.mix --debian data/corpus-debian --out data/corpus-spm1 --weight numbers=0
-	$(PY) -m transformer.tokenizer --corpus data/corpus-spm1 --out data/spm1 $(SPM)
+	$(PY) -m training.train_tokenizer --corpus data/corpus-spm1 --out data/spm1 $(SPM)
 	$(PY) -m corpus.mix --debian data/corpus-debian --out data/corpus1 $(MIX) --weight numbers=0
 
 # How every run of the everyday model evaluates: loss on the everyday, Ding and technical dev splits.

@@ -107,7 +107,7 @@ COMMANDS = [
     "training.evaluate",
     "corpus.build",
     "transformer.translate",
-    "transformer.tokenizer",
+    "training.train_tokenizer",
 ]
 
 

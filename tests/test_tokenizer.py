@@ -8,6 +8,7 @@ from pathlib import Path
 import pytest
 import sentencepiece as spm
 
+from training.train_tokenizer import train_tokenizer
 from transformer.tokenizer import BOS_ID, EOS_ID, PAD_ID, UNK_ID, Tokenizer
 
 SENTENCES = [
@@ -36,7 +37,7 @@ def _write_corpus(directory: Path) -> list[Path]:
 @pytest.fixture(scope="module")
 def trained(tmp_path_factory) -> tuple[Tokenizer, Path]:
     directory = tmp_path_factory.mktemp("spm")
-    tok = Tokenizer.train(_write_corpus(directory), directory / "spm", vocab_size=VOCAB_SIZE)
+    tok = train_tokenizer(_write_corpus(directory), directory / "spm", vocab_size=VOCAB_SIZE)
     return tok, directory / "spm.model"
 
 
@@ -80,7 +81,7 @@ def test_bytes_and_pickle_round_trip(trained):
 
 def test_training_is_deterministic(trained, tmp_path):
     tok, model_path = trained
-    again = Tokenizer.train(_write_corpus(tmp_path), model_path.with_suffix(""), VOCAB_SIZE)
+    again = train_tokenizer(_write_corpus(tmp_path), model_path.with_suffix(""), VOCAB_SIZE)
     assert again.to_bytes() == tok.to_bytes()
 
 
@@ -116,30 +117,30 @@ def test_repeat_counts_a_small_files_lines_more_often(tmp_path):
     inputs = _write_corpus(tmp_path)
     everyday = tmp_path / "everyday.en"
     everyday.write_text("The quokka smiles.\nA quokka jumps.\n", "utf-8")
-    once = Tokenizer.train([*inputs, everyday], tmp_path / "once", vocab_size=VOCAB_SIZE)
-    often = Tokenizer.train([*inputs, everyday], tmp_path / "often", vocab_size=VOCAB_SIZE,
+    once = train_tokenizer([*inputs, everyday], tmp_path / "once", vocab_size=VOCAB_SIZE)
+    often = train_tokenizer([*inputs, everyday], tmp_path / "often", vocab_size=VOCAB_SIZE,
                             repeat=[(everyday, 40)])  # fmt: skip
     assert len(once.encode_pieces("quokka")) > 1
     assert often.encode_pieces("quokka") == ["▁quokka"]
 
 
 def test_cli_repeat_wants_an_existing_source(tmp_path, capsys):
-    from transformer import tokenizer
+    from training.train_tokenizer import main
 
     _write_corpus(tmp_path)
     with pytest.raises(SystemExit):
-        tokenizer.main(["--corpus", str(tmp_path), "--out", str(tmp_path / "spm"), "--repeat", "ding=x"])
+        main(["--corpus", str(tmp_path), "--out", str(tmp_path / "spm"), "--repeat", "ding=x"])
     assert "SOURCE=K" in capsys.readouterr().err
     with pytest.raises(SystemExit):
-        tokenizer.main(["--corpus", str(tmp_path), "--out", str(tmp_path / "spm"), "--repeat", "nope=3"])
+        main(["--corpus", str(tmp_path), "--out", str(tmp_path / "spm"), "--repeat", "nope=3"])
     assert "nope.en not found" in capsys.readouterr().err
 
 
 def test_byte_fallback_spells_unseen_characters_instead_of_unk(tmp_path):
     """With byte fallback an emoji or a currency sign never seen in training round-trips; without, ⁇."""
     inputs = _write_corpus(tmp_path)
-    plain = Tokenizer.train(inputs, tmp_path / "plain", vocab_size=VOCAB_SIZE)
-    bytes_ = Tokenizer.train(inputs, tmp_path / "bytes", vocab_size=VOCAB_SIZE + 256, byte_fallback=True)
+    plain = train_tokenizer(inputs, tmp_path / "plain", vocab_size=VOCAB_SIZE)
+    bytes_ = train_tokenizer(inputs, tmp_path / "bytes", vocab_size=VOCAB_SIZE + 256, byte_fallback=True)
     text = "The cat costs €5 🐈"
     assert UNK_ID in plain.encode(text)
     assert UNK_ID not in bytes_.encode(text)

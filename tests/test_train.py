@@ -13,9 +13,9 @@ from safetensors.torch import load_file, save_file
 
 from training import data, train
 from training.train import cooldown_factor, loss_fn, noam_lr
+from training.train_tokenizer import train_tokenizer
 from transformer import Transformer, TransformerConfig
 from transformer.pretrained import load_pretrained, weights_state
-from transformer.tokenizer import Tokenizer
 
 WORDS = {
     "the": "die",
@@ -53,7 +53,7 @@ def write_corpus(directory: Path, seed: int = 0) -> Path:
     for split, pairs in splits.items():
         (directory / f"{split}.en").write_text("".join(en + "\n" for en, _ in pairs), encoding="utf-8")
         (directory / f"{split}.de").write_text("".join(de + "\n" for _, de in pairs), encoding="utf-8")
-    Tokenizer.train([directory / "train.en", directory / "train.de"], directory / "spm", vocab_size=100)
+    train_tokenizer([directory / "train.en", directory / "train.de"], directory / "spm", vocab_size=100)
     return directory
 
 
@@ -336,7 +336,7 @@ def test_resume_keeps_the_runs_own_tokenizer(corpus, tmp_path):
     run(trainer_args(corpus, out, "--steps", "2"))
     other = tmp_path / "other"
     other.mkdir()
-    Tokenizer.train([corpus / "train.de"], other / "spm", vocab_size=90)
+    train_tokenizer([corpus / "train.de"], other / "spm", vocab_size=90)
     argv = trainer_args(corpus, out, "--steps", "3", "--resume")
     del argv[argv.index("--spm") : argv.index("--spm") + 2]  # no --spm: the run's own
     resumed = run(argv)

@@ -7,6 +7,7 @@ import torch
 from test_train import TINY, write_corpus
 
 from training import vocab_transfer
+from training.train_tokenizer import train_tokenizer
 from transformer.config import TransformerConfig
 from transformer.model import Transformer
 from transformer.pretrained import load_pretrained, save_model
@@ -24,7 +25,7 @@ def test_transfer_copies_layers_and_composes_rows(tmp_path):
     (tmp_path / "quokka.txt").write_text("A quokka.\n", encoding="utf-8")
     inputs = [corpus / "train.en", corpus / "train.de", tmp_path / "quokka.txt"]
     repeat = [(tmp_path / "quokka.txt", 60)]
-    new_tok = Tokenizer.train(inputs, tmp_path / "new", vocab_size=120, repeat=repeat)
+    new_tok = train_tokenizer(inputs, tmp_path / "new", vocab_size=120, repeat=repeat)
 
     counts = vocab_transfer.transfer(tmp_path / "old", tmp_path / "new.model", tmp_path / "out")
     new = load_pretrained(tmp_path / "out").model
@@ -60,8 +61,8 @@ def test_old_ids_for_a_word_inner_piece_drop_the_word_start(tmp_path):
 def test_byte_pieces_keep_their_rows_when_both_tokenizers_have_byte_fallback(tmp_path):
     corpus = write_corpus(tmp_path / "corpus")
     inputs = [corpus / "train.en", corpus / "train.de"]
-    old_tok = Tokenizer.train(inputs, tmp_path / "old_spm", vocab_size=330, byte_fallback=True)
-    new_tok = Tokenizer.train(inputs, tmp_path / "new", vocab_size=330, byte_fallback=True, user_symbols="€")
+    old_tok = train_tokenizer(inputs, tmp_path / "old_spm", vocab_size=330, byte_fallback=True)
+    new_tok = train_tokenizer(inputs, tmp_path / "new", vocab_size=330, byte_fallback=True, user_symbols="€")
     d = {k.removeprefix("--").replace("-", "_"): int(v) for k, v in zip(TINY[::2], TINY[1::2])}
     torch.manual_seed(0)
     old_model = Transformer(TransformerConfig(vocab_size=old_tok.vocab_size, **d))

@@ -4,7 +4,7 @@
     python -m training.numbers.train --out /tmp/n --steps 5 --run /tmp/r  # a smoke test
 
 Every step is the project's own code, as for the translation model: `training.numbers.data`
-writes the corpus, `Tokenizer.train` the SentencePiece model (with the grammar's morphemes kept
+writes the corpus, `training.train_tokenizer` the SentencePiece model (with the grammar's morphemes kept
 whole, so one piece has one gold link), `training.train` trains and `training.train.export`
 writes config, weights and tokenizer. The export adds the weights of a few early steps
 (`snapshots/`, float16: the app's training-step slider) and the held-out phrases (`heldout/`, so
@@ -22,8 +22,8 @@ from safetensors.torch import load_file, save_file
 
 from training import train as trainer
 from training.numbers import data
+from training.train_tokenizer import train_tokenizer
 from transformer import pretrained
-from transformer.tokenizer import Tokenizer
 
 # The recipe (paper architecture, post-LN, h = 8; narrow and shallow: the task is small).
 RECIPE = {
@@ -81,7 +81,7 @@ def main(argv: list[str] | None = None) -> None:
     print(f"1/4 data -> {args.corpus}")
     data.write(data.build(scale=args.data_scale), args.corpus)
     print("2/4 tokenizer")
-    Tokenizer.train(
+    train_tokenizer(
         [args.corpus / "train.en", args.corpus / "train.de"], args.corpus / "spm" / "spm",
         vocab_size=VOCAB_SIZE, character_coverage=1.0,
         user_symbols=(args.corpus / "symbols.txt").read_text(encoding="utf-8").split(),
