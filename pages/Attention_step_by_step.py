@@ -20,6 +20,7 @@ from ui import rows  # noqa: E402
 from ui.frozen import frozen  # noqa: E402
 from ui.layout import (  # noqa: E402
     attention_picker,
+    column_width,
     figure_columns,
     for_display,
     fresh,
@@ -59,7 +60,7 @@ def step_figures(model_id: str, text: str, sel: Selection, row: int | None) -> d
         get("masked_scores"), get("pattern"), get("z"),
         query_labels, key_labels,
         sequential=colors["sequential"], diverging=colors["diverging"], highlight=row,
-        context=f"L{sel.show_layer()} H{sel.show_head()}",
+        context=f"L{sel.show_layer()} H{sel.show_head()}", half_width=column_width(2, sel),
     )  # fmt: skip
     if not sel.presenter:  # Q, K and V as one figure of three panels (one under another when presenting)
         title = f"Queries, keys and values · L{sel.show_layer()} H{sel.show_head()}"

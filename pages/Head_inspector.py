@@ -21,6 +21,7 @@ from ui.predict import predict_then_reveal  # noqa: E402
 from ui.state import url_widget  # noqa: E402
 from ui.uniform import focus_default, focus_text, uniform_note  # noqa: E402
 from viz import inspector as viz_inspector  # noqa: E402
+from viz.decoding import CROSS_CELL  # noqa: E402
 from viz.heatmap import attention_heatmap  # noqa: E402
 from viz.labels import token_labels  # noqa: E402
 
@@ -39,6 +40,7 @@ name = f"{inspector.ATTENTION_LABELS[attention]} attention, layer {sel.show_laye
 st.caption(f"Selected: {name} (layers and heads numbered {sel.numbering}).")
 if sel.kind == "cross":
     st.caption(rows.WRITES_NOTE)
+cross_cells = {"cell": CROSS_CELL} if sel.kind == "cross" else {}  # as large as the decoder page's
 if focus is not None:
     st.caption(focus_text(sel, trace, sel.stack, sel.kind, focus))
 
@@ -108,7 +110,8 @@ with tab_stats:
                           rows.query_labels(p.lm.model_id, typical, sel.stack, sel.kind, p.sel.pieces,
                                             stats.sentences[index]),
                           token_labels(typical.key_pieces(sel.stack, sel.kind), p.sel.pieces),
-                          f"Typical pattern · {name} ({sel.numbering})", colorscale=p.colors["sequential"]),
+                          f"Typical pattern · {name} ({sel.numbering})", colorscale=p.colors["sequential"],
+                          **cross_cells),
         key="hi_typical",
     )
     uniform_note(typical, sel.stack, sel.kind, sel.layer, sel.head)
@@ -116,7 +119,7 @@ with tab_stats:
         mine = trace.attention("decoder", "cross", sel.layer)[sel.head]  # (T, S)
         fig = attention_heatmap(mine, q_labels, token_labels(trace.src_pieces, p.sel.pieces),
                                 f"Your sentence · {name} ({sel.numbering})",
-                                colorscale=p.colors["sequential"])
+                                colorscale=p.colors["sequential"], **cross_cells)
         right = gold.overlay(fig, trace, p.src.text, mine, f"head {sel.show_head()} alone")
         if right:
             st.subheader("The selected head against the right answer")

@@ -20,7 +20,14 @@ st.latex(r"PE_{(pos,\,2i)} = \sin\!\left(\frac{pos}{10000^{2i/d_{model}}}\right)
 from transformer.analysis import inputs as analysis  # noqa: E402
 from transformer.embeddings import sinusoidal_encoding  # noqa: E402
 from ui import model as model_io  # noqa: E402
-from ui.layout import attention_picker, figure_columns, require_sentence, setup, show_figure  # noqa: E402
+from ui.layout import (  # noqa: E402
+    attention_picker,
+    column_width,
+    figure_columns,
+    require_sentence,
+    setup,
+    show_figure,
+)
 from ui.state import url_widget  # noqa: E402
 from viz import positional as viz_pos  # noqa: E402
 from viz.heatmap import attention_heatmap  # noqa: E402
@@ -113,7 +120,8 @@ cols = figure_columns([2, 3])
 with cols[0]:
     url_widget("whole", "pe_whole_matrix", False)
     corner = st.toggle("Show the whole matrix", key="pe_whole_matrix")
-    show_figure(viz_pos.shift_matrix_heatmap(check.matrix, k, None if corner else 16, p.colors["diverging"]),
+    show_figure(viz_pos.shift_matrix_heatmap(check.matrix, k, None if corner else 16, p.colors["diverging"],
+                                             max_width=column_width(2.5, p.sel)),
                 key="pe_shift_matrix", caption=f"{diverging_note(p.colors).capitalize()}.")
 with cols[1]:
     st.metric(f"largest |M_k·PE(pos) − PE(pos+k)| over {check.actual.shape[0]} positions × "
@@ -144,7 +152,7 @@ st.caption(f"Encoder self-attention, layer {sel.show_layer()} of {cfg.n_layers},
 where = f"L{sel.show_layer()} H{sel.show_head()}, no PE"
 plain_fig, shuffled_fig = viz_pos.shuffle_pair(result.plain[sel.layer, sel.head],
                                                result.shuffled[sel.layer, sel.head], labels, shuffled_labels,
-                                               where, p.colors["sequential"])
+                                               where, p.colors["sequential"], column_width(2, p.sel))
 cols = figure_columns(2)
 with cols[0]:
     show_figure(plain_fig, key="pe_noposition_plain")

@@ -17,7 +17,7 @@ st.markdown(
     "the decoder must look at the last letter of the source, then the one before, and so on."
 )
 from ui import live_train  # noqa: E402
-from ui.layout import figure_columns, setup, show_figure  # noqa: E402
+from ui.layout import column_width, figure_columns, setup, show_figure  # noqa: E402
 from viz.heatmap import attention_heatmap  # noqa: E402
 from viz.training import loss_curve  # noqa: E402
 
@@ -101,7 +101,8 @@ def live() -> None:
             show_figure(
                 attention_heatmap(shown.attention[layer], rows, columns,
                                   f"Decoder layer {layer + off}, mean of its {heads} heads",
-                                  colorscale=p.colors["sequential"]),
+                                  colorscale=p.colors["sequential"],
+                                  max_width=column_width(len(shown.attention), p.sel)),
                 key=f"lt_attention_{layer}", export=False,
                 caption=live_train.layer_caption(shown, layer),
             )  # fmt: skip

@@ -229,3 +229,34 @@ def test_figure_1_box_opens_its_page(server, tab):
     assert tab.locator("h1").first.inner_text().strip() == "Positional encoding"
     assert tab.locator(SENTENCE_BOX).input_value() == "The dog runs."
     assert_clean(tab, f"{target.script} opened from Figure 1")
+
+
+# Where a Plotly heatmap's matrix ends and its colour bar begins, in px of the page: the heatmap's
+# image (Plotly draws a heatmap as one <image>) and the bar's colours.
+GAP_SCRIPT = """title => {
+  const plot = [...document.querySelectorAll('.js-plotly-plot')]
+    .find(p => (p.querySelector('.gtitle')?.textContent || '').includes(title));
+  if (!plot) return null;
+  const matrix = plot.querySelector('.hm image').getBoundingClientRect();
+  const bar = plot.querySelector('.colorbar .cbfills').getBoundingClientRect();
+  return {matrix_right: matrix.right, bar_left: bar.left, matrix_width: matrix.width,
+          figure_width: plot.getBoundingClientRect().width};
+}"""
+
+
+@pytest.mark.parametrize("query", ["", "model=numbers&s=forty-two"])
+def test_cross_attention_colour_bar_stands_beside_its_matrix(server, tab, query):
+    """Issue 30: "cross-attention heatmaps are small with a wide gap before the colour bar". On the
+    decoder page at 1400 px, the average cross-attention's bar starts within a few px of its matrix,
+    and the matrix is not a stamp (both models: 15 × 15 pieces and the numbers model's 4 × 4)."""
+    target = next(p for p in PAGES if p.url_path == "Decoder_and_generation")
+    tab.goto(page_url(server, target, query), wait_until="domcontentloaded")
+    wait_idle(tab, TIMEOUT_MS)
+    title = "cross-attention, average of the heads"
+    tab.wait_for_function(f"() => ({GAP_SCRIPT})({title!r}) !== null", timeout=TIMEOUT_MS)
+    tab.wait_for_timeout(500)  # Plotly's last relayout
+    box = tab.evaluate(f"({GAP_SCRIPT})({title!r})")
+    gap = box["bar_left"] - box["matrix_right"]
+    assert 0 <= gap <= 12, f"{gap:.0f} px between the matrix and its colour bar: {box}"
+    assert box["matrix_width"] >= 230, f"the matrix is {box['matrix_width']:.0f} px wide: {box}"
+    assert_clean(tab, f"decoder page {query}")

@@ -11,7 +11,7 @@ import streamlit as st
 
 from transformer.analysis import heads
 from ui import inspector
-from ui.layout import Page, figure_columns, show_figure
+from ui.layout import Page, column_width, figure_columns, show_figure
 from ui.state import Selection, url_widget
 from ui.uniform import uniform_note
 from viz import inspector as viz_inspector
@@ -43,14 +43,14 @@ def compare_sentences(p: Page, sel: Selection, pair: tuple[str, str]) -> None:
         what = f"encoder self-attention, layer {sel.show_layer()}, head {sel.show_head()} ({sel.numbering})"
         labels_a = token_labels(trace_a.src_pieces, p.sel.pieces)
         labels_b = token_labels(trace_b.src_pieces, p.sel.pieces)
-        cols = figure_columns(2)
+        cols, half = figure_columns(2), column_width(2, p.sel)
         with cols[0]:
-            show_figure(attention_heatmap(head_a, labels_a, labels_a, f"A · {what}", p.colors["sequential"]),
-                        key="hi_compare_fig_a")
+            show_figure(attention_heatmap(head_a, labels_a, labels_a, f"A · {what}", p.colors["sequential"],
+                                          max_width=half), key="hi_compare_fig_a")
             uniform_note(trace_a, "encoder", "self", sel.layer, sel.head)
         with cols[1]:
-            show_figure(attention_heatmap(head_b, labels_b, labels_b, f"B · {what}", p.colors["sequential"]),
-                        key="hi_compare_fig_b")
+            show_figure(attention_heatmap(head_b, labels_b, labels_b, f"B · {what}", p.colors["sequential"],
+                                          max_width=half), key="hi_compare_fig_b")
             uniform_note(trace_b, "encoder", "self", sel.layer, sel.head)
         pairs = heads.align_pieces(trace_a.src_pieces, trace_b.src_pieces)
         if not pairs:

@@ -13,7 +13,7 @@ import streamlit as st
 from transformer.analysis.decoding import step_from_trace
 from ui import gold
 from ui import model as model_io
-from ui.layout import for_display
+from ui.layout import column_width, for_display, grid_columns
 from ui.rows import query_labels
 from ui.state import Selection
 from viz import decoding as dec_viz
@@ -78,7 +78,7 @@ def cross_figures(model_id: str, text: str, sel: Selection) -> tuple[dict, str |
                                         colorscale=colors["sequential"])
     right, why_not = gold.marks(average, tr, text, cross.mean(0), "heads averaged, this layer")
     heads = grids.heads_grid(cross, tgt, src, head_names, f"{where}: cross-attention per head",
-                                 colorscale=colors["sequential"], max_cols=2 if sel.presenter else 4)
+                                 colorscale=colors["sequential"], max_cols=grid_columns(sel, "cross"))
     return {"average": for_display(average, sel), "heads": for_display(heads, sel)}, right, why_not
 
 
@@ -95,6 +95,7 @@ def step_figures(model_id: str, text: str, prefix: tuple[int, ...], sel: Selecti
     next_piece = lm.tokenizer.id_to_piece(step.next_id)
     reads, writes = (readable(word(piece)) for piece in (step_tr.tgt_pieces[-1], next_piece))
     newest = f"the newest query (position {len(prefix)}: reads “{reads}”, writes “{writes}”)"
+    half = column_width(2, sel)  # the two newest rows share a row of the page
     figs = {
         "topk": dec_viz.topk_bar(
             [lm.tokenizer.id_to_piece(i) for i in step.top_ids], step.top_probs,
@@ -103,11 +104,11 @@ def step_figures(model_id: str, text: str, prefix: tuple[int, ...], sel: Selecti
         ),
         "self": dec_viz.step_rows_heatmap(
             step.rows[("self", sel.layer)], token_labels(step_tr.tgt_pieces, sel.pieces), head_names,
-            f"{where}: new self-attention row of {newest}", colorscale=colors["sequential"],
+            f"{where}: new self-attention row of {newest}", colorscale=colors["sequential"], max_width=half,
         ),
         "cross": dec_viz.step_rows_heatmap(
             step.rows[("cross", sel.layer)], src, head_names, f"{where}: new cross-attention row of {newest}",
-            colorscale=colors["sequential"],
+            colorscale=colors["sequential"], max_width=half,
         ),
         "layers": dec_viz.layer_rows_heatmap(
             [step.rows[("cross", i)] for i in range(cfg.n_layers)], src, layer_names,

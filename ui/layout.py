@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass, replace
 
 import streamlit as st
@@ -318,6 +319,31 @@ def layer_slider(p: Page, label: str, key: str, where=None) -> int:
     return int(value) - off
 
 
+# The page's main column at 1440 × 900 with the sidebar open (px), and the gap between columns: a
+# heatmap of square cells in one of n columns is built no wider than its share (`heatmap(max_width=)`).
+MAIN_WIDTH = 980
+COLUMN_GAP = 16
+
+
+def column_width(columns: float, sel: Selection | None = None) -> int | None:
+    """px of one of `columns` side-by-side columns (`figure_columns`) on a 1440-px-wide screen (a
+    fraction for a column of another share: 2.5 is the first of `figure_columns([2, 3])`); None in
+    presenter mode, where figures stand one under another. `sel`: default, this session's selection."""
+    sel = sel if sel is not None else st.session_state.get(state.KEY)
+    if sel is not None and sel.presenter:
+        return None
+    return int((MAIN_WIDTH - COLUMN_GAP * (math.ceil(columns) - 1)) / columns)
+
+
+def grid_columns(sel: Selection, kind: str) -> int:
+    """Heads to a row of a heads grid (`viz.grids.heads_grid`): two in presenter mode (four would leave
+    each too narrow for its larger labels); three for cross-attention, whose rows are labelled
+    "reads → writes" and whose cells would be a few px with four; else four."""
+    if sel.presenter:
+        return 2
+    return 3 if kind == "cross" else 4
+
+
 def figure_columns(spec: int | list) -> list:
     """Places for figures side by side (`st.columns(spec)`); in presenter mode one under another, since
     two figures with projector-sized type do not fit next to each other on a 1024-px screen."""
@@ -350,7 +376,10 @@ def show_figure(fig, key: str, caption: str | None = None, export: bool = True,
     sel = st.session_state.get(state.KEY)
     if not displayed:
         fig = for_display(fig, sel)
-    st.plotly_chart(fig, key=key, width="stretch",
+    # A figure with a width of its own (a heatmap of square cells, `viz.heatmap.square_width`) is shown
+    # at that width, or the column's if narrower: stretched wider, its matrix would stand far from its
+    # colour bar.
+    st.plotly_chart(fig, key=key, width="content" if fig.layout.width else "stretch",
                     config={"displaylogo": False, "toImageButtonOptions": {"format": "png", "scale": 2}})
     if caption:
         st.caption(caption)

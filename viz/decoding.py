@@ -16,11 +16,13 @@ from __future__ import annotations
 import numpy as np
 import plotly.graph_objects as go
 
-from viz.heatmap import as_array, attention_heatmap, title_margin, wrap_title
+from viz.heatmap import as_array, attention_heatmap
 from viz.labels import readable, word
 from viz.multihead import as_stack, escape_text
 
 BLOCKED_TEXT = "0 (blocked: a future position)"
+LEGEND_ROOM = 30  # px under a heatmap for the legend of its gold boxes
+CROSS_CELL = 34  # px per cell of a cross-attention matrix, the page's main figure (26 elsewhere)
 
 
 def masked_attention_heatmap(
@@ -55,25 +57,24 @@ def alignment_heatmap(
     w = as_stack(weights, 3)
     if head is not None and not 0 <= head < w.shape[0]:
         raise ValueError(f"head {head} out of range 0..{w.shape[0] - 1}")
-    fig = attention_heatmap(
-        w.mean(axis=0) if head is None else w[head], tgt_labels, src_labels, title, colorscale
-    )
+    matrix = w.mean(axis=0) if head is None else w[head]
+    fig = attention_heatmap(matrix, tgt_labels, src_labels, title, colorscale, cell=CROSS_CELL)
     fig.update_yaxes(title="target (decoder) queries")
     fig.update_xaxes(title="source (encoder) keys")
     return fig
 
 
 def step_rows_heatmap(
-    rows, key_labels: list[str], head_names: list[str], title: str, colorscale: str = "Blues"
+    rows, key_labels: list[str], head_names: list[str], title: str, colorscale: str = "Blues",
+    max_width: int | None = None,
 ) -> go.Figure:
     """rows: (H, T_k), the newest query's weights in each head -> rows = heads, columns = keys."""
     z = as_array(rows)
     if z.shape[0] != len(head_names) or z.shape[1] != len(key_labels):
         raise ValueError(f"{len(head_names)} heads × {len(key_labels)} keys do not fit shape {z.shape}")
-    fig = attention_heatmap(z, list(head_names), list(key_labels), title, colorscale)
-    full = wrap_title(f"{title}<br><sup>rows = heads (each row is the newest query's weights), "
-                      "columns = keys (attended to)</sup>")
-    fig.update_layout(title=full, margin_t=title_margin(full))
+    fig = attention_heatmap(z, list(head_names), list(key_labels), title, colorscale,
+                            note="rows = heads (each row is the newest query's weights), columns = keys "
+                                 "(attended to)", max_width=max_width)
     fig.update_yaxes(title="head")
     return fig
 
@@ -85,10 +86,9 @@ def layer_rows_heatmap(
     z = as_stack(rows, 3).mean(axis=1)  # (L, T_k)
     if z.shape[0] != len(layer_names) or z.shape[1] != len(key_labels):
         raise ValueError(f"{len(layer_names)} layers × {len(key_labels)} keys do not fit shape {z.shape}")
-    fig = attention_heatmap(z, list(layer_names), list(key_labels), title, colorscale)
-    full = wrap_title(f"{title}<br><sup>rows = layers (the newest query's weights, averaged over "
-                      "heads), columns = keys (attended to)</sup>")
-    fig.update_layout(title=full, margin_t=title_margin(full))
+    fig = attention_heatmap(z, list(layer_names), list(key_labels), title, colorscale,
+                            note="rows = layers (the newest query's weights, averaged over heads), "
+                                 "columns = keys (attended to)")
     fig.update_yaxes(title="layer")
     return fig
 
@@ -191,5 +191,9 @@ def mark_gold(fig: go.Figure, gold, color: str = "#111111", name: str = "right a
         mode="markers", name=name, showlegend=True, hoverinfo="skip",
         marker={"symbol": "square-open", "size": 18, "line": {"width": 2.5}, "color": color},
     ))  # fmt: skip
-    fig.update_layout(legend={"orientation": "h", "y": -0.25, "x": 0})
+    # Along the bottom of the figure, under the axis title, in room added below (the plot keeps its size).
+    height = fig.layout.height + LEGEND_ROOM if fig.layout.height else None
+    fig.update_layout(legend={"orientation": "h", "x": 0, "xanchor": "left", "yref": "container", "y": 0,
+                              "yanchor": "bottom"},
+                      margin_b=(fig.layout.margin.b or 0) + LEGEND_ROOM, height=height)
     return fig

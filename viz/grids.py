@@ -14,9 +14,12 @@ import numpy as np
 import plotly.graph_objects as go
 
 from viz.heatmap import (
+    COLORBAR_PAD,
+    COLORBAR_THICKNESS,
     QUERY_KEY_NOTE,
     WEIGHTS_META,
     axis_labels,
+    colorbar_room,
     drawn_ticks,
     fixed_margins,
 )
@@ -24,6 +27,7 @@ from viz.multihead import as_stack, check_labels
 
 GRID_TICK_FONT = 10  # px: the token labels of the small heatmaps of a grid (readable at 1440×900)
 LONG = 30  # tokens: beyond, a heads grid puts two panels to a row so that every label has room
+GRID_WIDTH = 960  # px: a grid figure's width, about a page's main column at 1440 × 900
 
 
 def _grid_shape(n: int, max_cols: int) -> tuple[int, int]:
@@ -41,13 +45,16 @@ def _grid_figure(
     colorscale: str,
     show_ticks: bool,
     gap: float,
-    block_height: int,
     percent: bool = False,
     tick_angle: float = -60,
+    top: int = 100,
 ) -> go.Figure:
     """Small attention heatmaps on a grid, one shared colour bar; blocks: (row, col, (T_q, T_k), name).
 
-    `percent`: the blocks hold whole percentages (0..100) instead of weights (0..1).
+    `percent`: the blocks hold whole percentages (0..100) instead of weights (0..1). The figure is
+    GRID_WIDTH px wide (a page's main column at 1440 px; shown no wider, `ui.layout.show_figure`) and as
+    tall as its square-celled panels need at that width, with the colour bar right of the last column:
+    no band of empty space between the rows, nor between the panels and the bar. `top`: the top margin.
 
     Built from plain dicts with the axis domains computed here: `make_subplots` plus per-axis updates
     takes about a second for the 48 panels of the model view, this takes a few milliseconds.
@@ -96,6 +103,7 @@ def _grid_figure(
             scaleanchor=f"x{suffix}",
             scaleratio=1,
             constrain="domain",
+            constraintoward="top",  # right under its name: a narrow panel's spare height goes below it
             **y_ticks,
         )
         annotations.append(
@@ -110,20 +118,22 @@ def _grid_figure(
                 font=dict(size=11),
             )
         )
-    sides = dict(l=10, b=10)
+    sides = dict(l=40, b=10)  # no ticks (the model view): room for its layer names on the left
     if show_ticks:
         sides = fixed_margins(drawn_ticks(x_ticks, x), drawn_ticks(y_ticks, y), x_angle=tick_angle,
                               size=GRID_TICK_FONT)
+    top_value = 100.0 if percent else 1.0
+    bar = dict(title=dict(text="weight (%)" if percent else "weight"), x=1.0, xanchor="left",
+               xpad=COLORBAR_PAD, thickness=COLORBAR_THICKNESS)
+    margin = dict(r=colorbar_room(bar, 0.0, top_value), t=top, **sides)
+    panel = (GRID_WIDTH - margin["l"] - margin["r"]) * (1 / cols - gap)  # px, one panel's width
+    plot = panel * len(query_labels) / len(key_labels) / (1 / rows - gap)  # px, the grid's height
     layout.update(
         title=dict(text=f"{title}<br><sup>{QUERY_KEY_NOTE}</sup>"),
-        coloraxis=dict(
-            colorscale=colorscale,
-            cmin=0.0,
-            cmax=100.0 if percent else 1.0,
-            colorbar=dict(title=dict(text="weight (%)" if percent else "weight")),
-        ),
-        height=block_height * rows + 140,
-        margin=dict(r=10, t=100, **sides),
+        coloraxis=dict(colorscale=colorscale, cmin=0.0, cmax=top_value, colorbar=bar),
+        width=GRID_WIDTH,
+        height=math.ceil(plot + margin["t"] + margin["b"]),
+        margin=margin,
         plot_bgcolor="#f0f0f0",
         annotations=annotations,
         meta={"kind": WEIGHTS_META, "unit": 100.0 if percent else 1.0},
@@ -154,7 +164,7 @@ def heads_grid(
     rows, cols = _grid_shape(z.shape[0], min(max_cols, 2) if long else max_cols)
     blocks = [(h // cols, h % cols, z[h], head_names[h]) for h in range(z.shape[0])]
     return _grid_figure(blocks, rows, cols, query_labels, key_labels, title, colorscale, True, gap=0.06,
-                        block_height=640 if long else 320, tick_angle=-90 if long else -60)
+                        tick_angle=-90 if long else -60)
 
 
 def model_view(
@@ -196,8 +206,8 @@ def model_view(
         colorscale,
         False,
         gap=0.012,
-        block_height=130,
         percent=True,
+        top=110,
     )
     # Name rows and columns once instead of on every thumbnail.
     fig.layout.annotations = [
@@ -227,5 +237,5 @@ def model_view(
         for layer in range(n_layers)
     ]
     # Thumbnails of patterns: no token labels by design (tests/test_tick_labels.py reads this mark).
-    fig.update_layout(margin=dict(l=40, r=10, t=110, b=10), meta={**fig.layout.meta, "thumbnails": True})
+    fig.update_layout(meta={**fig.layout.meta, "thumbnails": True})
     return fig

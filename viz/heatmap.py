@@ -26,6 +26,17 @@ TITLE_WIDTH = 58  # characters per title line: a figure in half of the page has 
 TICK_FONT = 12  # px: the tick labels (Streamlit's chart theme uses 12 px too)
 AXIS_TITLE_FONT = 14  # px: the axis titles
 TITLE_STANDOFF = 14  # px between the tick labels and the axis title (Plotly measures it to their middle)
+# The colour bar of a square heatmap stands right beside the matrix: the figure is given the width
+# of its matrix plus margins (`square_width`), so its plot area is the matrix and the bar, at the plot
+# area's right edge, is COLORBAR_PAD px from the last column. (Plotly's default puts the bar at the
+# right of the whole figure: with square cells in a full-width figure the matrix sat in the middle,
+# hundreds of px away from its bar.)
+COLORBAR_THICKNESS = 14  # px
+COLORBAR_PAD = 6  # px between the matrix and its colour bar
+COLORBAR_TICK_LEN = 5  # px: Plotly's tick marks on the bar
+MIN_WIDTH = 420  # px: narrower, a small matrix (4 × 5 tokens) gets larger cells, so that titles fit
+MAX_HEIGHT = 900  # px
+TITLE_FONT = 16  # px: the figure title in Streamlit's chart theme
 # Width of a character in em, by kind (a sans-serif such as Source Sans); anything else counts as wide.
 _NARROW = set("ijlI.,:;'!|`()[]{} ")
 _MID = set("frt-\"/")
@@ -98,6 +109,66 @@ def fixed_margins(x_ticks, y_ticks, x_title: str = "", y_title: str = "", x_angl
     return dict(l=math.ceil(left) + 4, b=math.ceil(bottom) + 4)
 
 
+def _nice_ticks(low: float, high: float) -> list[float]:
+    """About the tick values Plotly puts on a colour bar from `low` to `high` (steps of 1, 2 or 5 × 10ⁿ)."""
+    span = high - low
+    if not (math.isfinite(span) and span > 0):
+        return [low]
+    raw = span / 5
+    step = 10 ** math.floor(math.log10(raw))
+    step *= next((m for m in (1, 2, 5) if m * step >= raw), 10)
+    first = math.ceil(low / step) * step
+    return [first + i * step for i in range(int((high - first) / step + 1e-9) + 1)]
+
+
+def _tick_text(value: float, step: float) -> str:
+    decimals = max(0, -math.floor(math.log10(step))) if step > 0 else 0
+    return f"{value:.{decimals}f}".replace("-", "−")
+
+
+def colorbar_room(bar: dict, low: float, high: float, size: float = TICK_FONT) -> int:
+    """px right of the plot area that a vertical colour bar takes: the pad, the bar, its tick marks
+    and tick labels (its `ticktext`, or the values Plotly would tick from `low` to `high`), or its
+    title, placed above the bar, when that is wider."""
+    if bar.get("ticktext") is not None:
+        labels = [str(t) for t in bar["ticktext"]]
+    else:
+        ticks = _nice_ticks(low, high)
+        step = ticks[1] - ticks[0] if len(ticks) > 1 else 1.0
+        labels = [_tick_text(t, step) for t in ticks]
+    title = bar.get("title") or {}
+    title = title.get("text", "") if isinstance(title, dict) else str(title)
+    bar_and_ticks = (bar.get("thickness", COLORBAR_THICKNESS) + COLORBAR_TICK_LEN + 3
+                     + max((text_width(t, size) for t in labels), default=0.0))
+    title_width = max((text_width(line, size) for line in title.split("<br>")), default=0.0)
+    return math.ceil(bar.get("xpad", COLORBAR_PAD) + max(bar_and_ticks, title_width) + 6)
+
+
+def square_width(height: float, margin: dict, n_rows: int, n_cols: int) -> int:
+    """The figure width (px) at which square cells fill the plot area exactly: the plot's height
+    (`height` less the top and bottom margins) gives the cell, the columns give the plot's width."""
+    cell = (height - margin["t"] - margin["b"]) / max(n_rows, 1)
+    return math.ceil(margin["l"] + margin["r"] + cell * n_cols)
+
+
+def fit_width(fig: go.Figure) -> go.Figure:
+    """Give a square-celled heatmap figure (`heatmap(..., square=True)`) the width of its matrix again
+    after its height or margins changed (in place; other figures are left as they are)."""
+    layout = fig.layout
+    heat = next((t for t in fig.data if t.type == "heatmap"), None)
+    if heat is None or layout.width is None or layout.height is None or layout.yaxis.scaleanchor != "x":
+        return fig
+    n_rows, n_cols = np.shape(heat.z)
+    margin = {side: layout.margin[side] or 0 for side in ("l", "r", "t", "b")}
+    layout.width = square_width(layout.height, margin, n_rows, n_cols)
+    return fig
+
+
+def _title_chars(width: float) -> int:
+    """About how many characters of a figure title fit on one line of a figure `width` px wide."""
+    return max(24, int((width - 20) / (0.6 * TITLE_FONT)))
+
+
 def axis_labels(labels) -> tuple[list[str], dict]:
     """(categories, axis settings) for token labels: ticks read as words, hover gives the pieces.
 
@@ -142,6 +213,8 @@ def heatmap(
     xaxis_style: dict | None = None,
     yaxis_style: dict | None = None,
     extra_margin: dict | None = None,
+    cell: int = 26,
+    max_width: int | None = None,
 ) -> go.Figure:
     """One matrix as a heatmap; raises ValueError if labels do not fit the matrix.
 
@@ -150,6 +223,12 @@ def heatmap(
     (px) on any side, e.g. for a colour bar under the matrix. The figure is built in one constructor
     call: Plotly validates every later `update_*` call again, which made a page of a dozen heatmaps
     several times slower to rerun.
+
+    Square cells (`square`) of about `cell` px: the figure gets the height of its rows and the width
+    of its columns (`square_width`), the matrix sits at the top left of its plot area and a vertical
+    colour bar right beside it (shown at that width: `ui.layout.show_figure`; a narrower column
+    shrinks the cells). A matrix too small for `MIN_WIDTH` gets larger cells; one wider than
+    `max_width` (e.g. the column it is drawn in, `ui.layout.column_width`) smaller ones.
     """
     z = as_array(values)
     if len(row_labels) != z.shape[0] or len(col_labels) != z.shape[1]:
@@ -188,25 +267,66 @@ def heatmap(
                  side="bottom", **fixed, **x_ticks)
     if square:
         # Square cells, and the plot shrinks to the matrix on both axes (no grey band beside a tall
-        # or wide matrix); the height follows the rows, so a short sentence is not a tiny square.
-        yaxis.update(scaleanchor="x", scaleratio=1, constrain="domain")
-        xaxis.update(constrain="domain")
+        # or wide matrix), towards the top left: any room left over lies below and right of it.
+        yaxis.update(scaleanchor="x", scaleratio=1, constrain="domain", constraintoward="top")
+        xaxis.update(constrain="domain", constraintoward="left")
     xaxis, yaxis = {**xaxis, **(xaxis_style or {})}, {**yaxis, **(yaxis_style or {})}
-    title = wrap_title(title)
-    margin = dict(r=10, t=title_margin(title), **fixed_margins(
+    trace_style = dict(trace_style or {})
+    bar = trace_style.pop("colorbar", None) or {}
+    shows_bar = trace_style.get("showscale", True) is not False
+    vertical = bar.get("orientation", "v") == "v"
+    if square and shows_bar and vertical:
+        bar = {"x": 1.0, "xanchor": "left", "xpad": COLORBAR_PAD, "thickness": COLORBAR_THICKNESS,
+               "y": 1.0, "yanchor": "top", "len": 1.0, **bar}
+    if bar:
+        trace["colorbar"] = bar
+    margin = dict(r=10, t=0, **fixed_margins(
         drawn_ticks(xaxis, x), drawn_ticks(yaxis, y), col_title, row_title, xaxis.get("tickangle", 0)))
+    if square and shows_bar and vertical:
+        finite = shown[np.isfinite(shown)]
+        low = zmin if zmin is not None else float(finite.min()) if finite.size else 0.0
+        high = zmax if zmax is not None else float(finite.max()) if finite.size else 1.0
+        margin["r"] = colorbar_room(bar, low, high)
     for side, extra in (extra_margin or {}).items():
         margin[side] += extra
+    height, width = None, None
+    if square:
+        height, width, title = _square_size(z.shape, margin, title, cell, max_width)
+    else:
+        title = wrap_title(title)
+    margin["t"] = title_margin(title)
     layout = dict(
         title=dict(text=title),
-        height=square_height(z.shape[0]) if square else None,
+        height=height,
+        width=width,
         margin=margin,
         plot_bgcolor="#f0f0f0",  # shows through only where a cell has no value (a gap)
         xaxis=xaxis,
         yaxis=yaxis,
     )
-    return go.Figure(data=[go.Heatmap(**{**trace, **(trace_style or {})})],
-                     layout={**layout, **(layout_style or {})})
+    return go.Figure(data=[go.Heatmap(**{**trace, **trace_style})], layout={**layout, **(layout_style or {})})
+
+
+def _square_size(shape: tuple[int, int], margin: dict, title: str, cell: int,
+                 max_width: int | None) -> tuple[int, int, str]:
+    """(height, width, title wrapped to that width) of a square-celled heatmap; `margin` has all sides
+    but the top, which the wrapped title decides.
+
+    The plot gets `cell` px per row (`square_height`); a figure that would be narrower than MIN_WIDTH
+    gets larger cells instead (up to MAX_HEIGHT), so that a 4 × 5 matrix is not a stamp beside a title;
+    one wider than `max_width` smaller cells. The title is wrapped to the width, and the figure grows
+    by the lines that adds.
+    """
+    n_rows, n_cols = shape
+    plot = square_height(n_rows, cell) - title_margin(wrap_title(title)) - margin["b"]  # plot height
+    sides = margin["l"] + margin["r"]
+    if sides + plot / n_rows * n_cols < MIN_WIDTH:
+        plot = min((MIN_WIDTH - sides) / n_cols * n_rows, MAX_HEIGHT - 120 - margin["b"])
+    if max_width and sides + plot / n_rows * n_cols > max_width:
+        plot = (max_width - sides) / n_cols * n_rows
+    width = max(min(MIN_WIDTH, max_width or MIN_WIDTH), math.ceil(sides + plot / n_rows * n_cols))
+    title = wrap_title(title, _title_chars(width))
+    return math.ceil(plot + title_margin(title) + margin["b"]), width, title
 
 
 def drawn_ticks(axis: dict, categories) -> list[str]:
@@ -228,17 +348,18 @@ def square_height(n_rows: int, cell: int = 26, chrome: int = 210) -> int:
     return int(min(900, max(340, cell * n_rows + chrome)))
 
 
-def attention_heatmap(weights, query_labels, key_labels, title: str, colorscale: str = "Blues", **style):
-    """Softmax weights (T_q, T_k) in [0, 1]; the title says which axis is which.
+def attention_heatmap(weights, query_labels, key_labels, title: str, colorscale: str = "Blues",
+                      note: str = QUERY_KEY_NOTE, **style):
+    """Softmax weights (T_q, T_k) in [0, 1]; the subtitle `note` says which axis is which.
 
-    `style`: the `*_style` dicts of `heatmap`.
+    `style`: the `*_style` dicts of `heatmap`, its `cell` and `max_width`.
     """
     layout_style = {"meta": {"kind": WEIGHTS_META, "unit": 1.0}, **style.pop("layout_style", {})}
     return heatmap(
         weights,
         query_labels,
         key_labels,
-        f"{title}<br><sup>{QUERY_KEY_NOTE}</sup>",
+        f"{title}<br><sup>{note}</sup>",
         colorscale=colorscale,
         zmin=0.0,
         zmax=1.0,
@@ -293,4 +414,9 @@ def relative_to_uniform(fig: go.Figure, diverging: str) -> go.Figure:
             trace.update(colorscale=diverging, zmin=0.0, zmax=RELATIVE_MAX, colorbar=bar)
     if new.layout.coloraxis.colorscale is not None or new.layout.coloraxis.cmax is not None:
         new.layout.coloraxis.update(colorscale=diverging, cmin=0.0, cmax=RELATIVE_MAX, colorbar=bar)
+    if new.layout.width is not None:  # a square heatmap sized to its matrix: room for the new bar
+        heat = next(t for t in new.data if t.type == "heatmap")
+        room = colorbar_room(heat.colorbar.to_plotly_json(), 0.0, RELATIVE_MAX)
+        new.layout.margin.r = max(new.layout.margin.r or 0, room)
+        fit_width(new)
     return new

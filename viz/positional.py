@@ -78,8 +78,10 @@ def position_similarity_heatmap(similarity, title: str = "PE(p) · PE(q) for eve
     )
 
 
-def shift_matrix_heatmap(matrix, k: int, size: int | None = None, colorscale: str = "RdBu_r") -> go.Figure:
-    """M_k (D, D), or its top-left `size` × `size` corner, where the 2×2 rotation blocks are visible."""
+def shift_matrix_heatmap(matrix, k: int, size: int | None = None, colorscale: str = "RdBu_r",
+                         max_width: int | None = None) -> go.Figure:
+    """M_k (D, D), or its top-left `size` × `size` corner, where the 2×2 rotation blocks are visible;
+    no wider than `max_width` px."""
     z = as_array(matrix)
     if size is not None:
         z = z[:size, :size]
@@ -96,6 +98,7 @@ def shift_matrix_heatmap(matrix, k: int, size: int | None = None, colorscale: st
         hover_name="M_k entry",
         row_title="output dimension",
         col_title="input dimension",
+        max_width=max_width,
     )
 
 
@@ -123,7 +126,7 @@ def shift_scatter(predicted, actual, k: int) -> go.Figure:
 
 
 def shuffle_pair(plain, shuffled, labels: list[str], shuffled_labels: list[str], title: str,
-                 colorscale: str = "Blues") -> tuple[go.Figure, go.Figure]:
+                 colorscale: str = "Blues", max_width: int | None = None) -> tuple[go.Figure, go.Figure]:
     """The same head's attention (S, S) on the sentence and on its shuffle, as two attention heatmaps.
 
     Without positions a head spreads its weight thinly (every row near 1/S), which the fixed 0..1
@@ -131,7 +134,8 @@ def shuffle_pair(plain, shuffled, labels: list[str], shuffled_labels: list[str],
     instead, so the patterns show and stay comparable.
     """
     top = float(max(np.nanmax(as_array(plain)), np.nanmax(as_array(shuffled)), 1e-6))
-    style = dict(trace_style=dict(zmax=top, colorbar=dict(title=dict(text=f"weight<br>(0–{top:.2f})"))))
+    style = dict(trace_style=dict(zmax=top, colorbar=dict(title=dict(text=f"weight<br>(0–{top:.2f})"))),
+                 max_width=max_width)  # side by side: each no wider than its half of the page
     return (
         attention_heatmap(plain, labels, labels, f"{title}: your word order", colorscale, **style),
         attention_heatmap(shuffled, shuffled_labels, shuffled_labels, f"{title}: words shuffled", colorscale,

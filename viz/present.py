@@ -22,8 +22,9 @@ def presenter_fonts(fig: go.Figure, scale: float) -> go.Figure:
     Every text size is set explicitly (title, axis ticks and titles, annotations, colour bars,
     legend, hover), since Streamlit's chart theme would otherwise keep its own sizes for most of them.
     The margins grow by the same factor, for figures that size them to their labels instead of letting
-    Plotly push them (`viz.heatmap.fixed_margins`); the figure grows by as much as its top and bottom
-    margins did, and its plot by half the factor, so that larger ticks do not squeeze the plot.
+    Plotly push them (`viz.heatmap.fixed_margins`); the figure grows by as much as its margins did, and
+    its plot by half the factor, so that larger ticks do not squeeze the plot (a figure with a width of
+    its own grows in width the same way as in height, so square cells still fill it).
     """
     new = go.Figure(fig)
     layout = new.layout
@@ -42,10 +43,14 @@ def presenter_fonts(fig: go.Figure, scale: float) -> go.Figure:
         bar.tickfont.size = _scaled(bar.tickfont.size, scale, PLOTLY_FONT)
         bar.title.font.size = _scaled(bar.title.font.size, scale, PLOTLY_FONT)
     top_bottom = (layout.margin.t or 0) + (layout.margin.b or 0)
+    sides = (layout.margin.l or 0) + (layout.margin.r or 0)
     for side in ("l", "r", "t", "b"):
         if layout.margin[side] is not None:
             layout.margin[side] = round(layout.margin[side] * scale)
     if layout.height is not None:
         plot = layout.height - top_bottom
         layout.height = round(plot * (1 + (scale - 1) / 2) + top_bottom * scale)
+    if layout.width is not None:  # a figure sized to its matrix (`viz.heatmap.square_width`): the same
+        plot = layout.width - sides
+        layout.width = round(plot * (1 + (scale - 1) / 2) + sides * scale)
     return new

@@ -13,7 +13,7 @@ import numpy as np
 import plotly.graph_objects as go
 from plotly.subplots import make_subplots
 
-from viz.heatmap import QUERY_KEY_NOTE, as_array, attention_heatmap, heatmap
+from viz.heatmap import QUERY_KEY_NOTE, as_array, attention_heatmap, colorbar_room, heatmap
 
 BLOCKED = "−∞ (blocked)"
 VECTOR_PLOT_WIDTH = 230  # px: the plot of one of three Q, K, V heatmaps side by side on a wide page
@@ -47,13 +47,21 @@ def vectors_heatmap(values, labels: list[str], title: str, what: str, colorscale
                                        yanchor="bottom")),
         extra_margin=dict(b=40),
         layout_style=layout_style,
+        cell=round(_vector_cell(z.shape[1])),
     )
-    # Three to a row, the plot is about VECTOR_PLOT_WIDTH px wide: a height that fits the square
-    # cells that width gives leaves no empty band above and below the matrix.
-    cell = min(26.0, max(6.0, VECTOR_PLOT_WIDTH / z.shape[1]))
-    if not (layout_style or {}).get("height"):
-        fig.layout.height = fig.layout.margin.t + fig.layout.margin.b + round(cell * z.shape[0]) + 10
     return fig
+
+
+def _vector_cell(n_columns: int) -> float:
+    """px per cell of a vectors heatmap: three to a row, its plot is about VECTOR_PLOT_WIDTH px wide."""
+    return min(26.0, max(6.0, VECTOR_PLOT_WIDTH / n_columns))
+
+
+def _panel_height(fig: go.Figure) -> int:
+    """The height of a vectors heatmap as a panel of `qkv_figure`: the square cells its width gives,
+    and no empty band above or below the matrix."""
+    n_rows, n_cols = np.shape(fig.data[0].z)
+    return fig.layout.margin.t + fig.layout.margin.b + round(_vector_cell(n_cols) * n_rows) + 10
 
 
 def qkv_figure(q_fig: go.Figure, k_fig: go.Figure, v_fig: go.Figure, title: str) -> go.Figure:
@@ -90,7 +98,7 @@ def qkv_figure(q_fig: go.Figure, k_fig: go.Figure, v_fig: go.Figure, title: str)
     margin["t"] += 28  # the panel titles
     return go.Figure(data=data, layout=dict(
         title=dict(text=title), annotations=annotations, shapes=shapes, margin=margin,
-        height=max(fig.layout.height for fig in figs) + 28, plot_bgcolor=q_fig.layout.plot_bgcolor, **layout,
+        height=max(_panel_height(fig) for fig in figs) + 28, plot_bgcolor=q_fig.layout.plot_bgcolor, **layout,
     ))
 
 
@@ -115,7 +123,8 @@ def scores_heatmap(values, query_labels: list[str], key_labels: list[str], title
 
 
 def mask_heatmap(allowed, query_labels: list[str], key_labels: list[str], title: str = "The mask",
-                 colour: str = "#9ecae1", layout_style: dict | None = None) -> go.Figure:
+                 colour: str = "#9ecae1", layout_style: dict | None = None,
+                 max_width: int | None = None) -> go.Figure:
     """The mask as what it adds to the scores: 0 where a query may attend, −∞ (a gap) where blocked."""
     a = as_array(allowed).astype(bool)
     additive = np.where(a, 0.0, -np.inf)
@@ -132,6 +141,9 @@ def mask_heatmap(allowed, query_labels: list[str], key_labels: list[str], title:
         col_title="keys",
         trace_style=dict(showscale=False),
         layout_style={"plot_bgcolor": "white", **(layout_style or {})},
+        # As wide a right margin as the score matrices' colour bars take: beside one, the same cells.
+        extra_margin=dict(r=colorbar_room({}, -10.0, 10.0) - 10),
+        max_width=max_width,
     )
 
 
@@ -159,12 +171,14 @@ def _shapes(q, k, v, qk, scores, allowed, masked, pattern, z, query_labels, key_
 
 def step_figures(q, k, v, qk, scores, allowed, masked, pattern, z, query_labels: list[str],
                  key_labels: list[str], sequential: str = "Blues", diverging: str = "RdBu_r",
-                 highlight: int | None = None, context: str = "") -> dict[str, go.Figure]:
+                 highlight: int | None = None, context: str = "",
+                 half_width: int | None = None) -> dict[str, go.Figure]:
     """One figure per step, in order: q, k, v, qk, scores, mask, masked, pattern, z.
 
     Raises ValueError when the shapes do not fit each other or the labels. `highlight` frames one
     query row in every figure whose rows are queries; `context` (e.g. "layer 5, head 1") ends each title
-    but the mask's, which is the same for every layer and head.
+    but the mask's, which is the same for every layer and head. `half_width`: px of the half of the page
+    that the mask and the masked scores share, side by side (None: one under the other).
     """
     a = _shapes(q, k, v, qk, scores, allowed, masked, pattern, z, query_labels, key_labels)
 
@@ -191,10 +205,10 @@ def step_figures(q, k, v, qk, scores, allowed, masked, pattern, z, query_labels:
         # The mask is the same for every layer and head: an unchanged figure is not drawn again
         # when the reader moves to another head.
         "mask": mask_heatmap(a["allowed"], query_labels, key_labels,
-                             "The mask (the same in every layer and head)", **framed()),
+                             "The mask (the same in every layer and head)", **framed(), max_width=half_width),
         "masked": scores_heatmap(a["masked"], query_labels, key_labels,
                                  titled("Scores after the mask"), diverging,
-                                 "masked score", **framed()),
+                                 "masked score", **framed(), max_width=half_width),
         "pattern": attention_heatmap(a["pattern"], query_labels, key_labels,
                                      titled("softmax: attention weights"),
                                      sequential, **framed()),

@@ -1,0 +1,146 @@
+"""Heatmaps sized to their matrix (issue 30, item 5): "cross-attention heatmaps are small with a wide
+gap before the colour bar".
+
+A heatmap of square cells used to take the page's whole width while its matrix, square-celled, took
+only part of it: Plotly centred the matrix and put the colour bar at the figure's right edge, hundreds
+of px away. Now the figure is as wide as its matrix plus margins, so its plot area is the matrix and
+the bar stands COLORBAR_PAD px from the last column; cross-attention matrices get larger cells; and
+the page shows such a figure at its own width (`width="content"`), not stretched.
+
+Read from the figures' layouts, as Plotly lays them out: the plot area is the figure less its margins,
+and square cells fill it exactly when (width − l − r) / columns = (height − t − b) / rows. A browser
+test (tests/test_browser.py) measures the same gap on the decoder page in Chromium.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from ui.layout import column_width
+from viz import decoding, grids
+from viz.heatmap import (
+    MIN_WIDTH,
+    TITLE_FONT,
+    attention_heatmap,
+    colorbar_room,
+    relative_to_uniform,
+    text_width,
+)
+from viz.labels import token_labels, writes_labels
+from viz.present import presenter_fonts
+
+GAP_PX = 10  # the most empty space allowed between the matrix and its colour bar
+
+
+def _pieces(n: int) -> list[str]:
+    return [f"▁w{i}" for i in range(n - 1)] + ["</s>"]
+
+
+def _cross(n_tgt: int, n_src: int):
+    """A decoder layer's cross-attention (H, T, S) and its "reads → writes" rows and source columns."""
+    tgt = ["<s>", *_pieces(n_tgt)[:-1]]
+    rows = writes_labels(tgt, [*tgt[1:], "</s>"], False)
+    weights = np.random.default_rng(0).dirichlet(np.ones(n_src), size=(8, n_tgt))
+    return weights, rows, token_labels(_pieces(n_src), False)
+
+
+def plot_area(fig) -> tuple[float, float]:
+    """(width, height) px of the plot area: the figure less its margins."""
+    m = fig.layout.margin
+    return fig.layout.width - m.l - m.r, fig.layout.height - m.t - m.b
+
+
+def assert_matrix_fills_its_plot(fig, what: str) -> float:
+    """The matrix of square cells fills the plot area, and the colour bar stands beside its last column
+    (within GAP_PX of it) with room for its labels in the right margin; returns the cell size (px)."""
+    assert fig.layout.width is not None, f"{what}: no width of its own, so the page stretches it"
+    n_rows, n_cols = np.shape(fig.data[0].z)
+    width, height = plot_area(fig)
+    cell = height / n_rows
+    assert abs(width - cell * n_cols) <= 1.5, (
+        f"{what}: plot {width:.0f} px wide, matrix {cell * n_cols:.0f} px: {width - cell * n_cols:.0f} px "
+        "of empty plot beside the matrix, between it and the colour bar")
+    bar = fig.data[0].colorbar
+    assert bar.x == 1.0 and bar.xanchor == "left", f"{what}: colour bar not at the plot area's edge"
+    assert (bar.xpad if bar.xpad is not None else 10) <= GAP_PX, what
+    assert fig.layout.margin.r >= colorbar_room(bar.to_plotly_json(), 0.0, 1.0) - 1, (
+        f"{what}: the colour bar's labels do not fit the right margin")
+    return cell
+
+
+def assert_title_fits(fig, what: str) -> None:
+    """Each line of the title fits the figure's width (Plotly cuts a title that does not)."""
+    head = fig.layout.title.text.split("<sup>")[0]
+    for line in head.split("<br>"):
+        assert text_width(line.strip(), TITLE_FONT) <= fig.layout.width, f"{what}: title line {line!r} cut"
+
+
+@pytest.mark.parametrize("n_tgt, n_src", [(15, 15), (4, 5), (16, 30)])
+def test_cross_attention_fills_its_figure_and_its_bar_stands_beside_it(n_tgt, n_src):
+    weights, rows, cols = _cross(n_tgt, n_src)
+    fig = decoding.alignment_heatmap(weights, rows, cols, "decoder layer 5 of 6: cross-attention, average of "
+                                     "the heads")
+    cell = assert_matrix_fills_its_plot(fig, f"{n_tgt} × {n_src}")
+    assert cell >= decoding.CROSS_CELL - 1, f"cells of {cell:.0f} px: the page's main figure stays small"
+    assert fig.layout.width >= MIN_WIDTH
+    assert_title_fits(fig, f"{n_tgt} × {n_src}")
+
+
+def test_a_small_matrix_gets_larger_cells_not_a_stamp():
+    """The numbers model's 4 × 5 cross-attention: at the default 26 px a cell, the matrix would be
+    narrower than its title; it grows to MIN_WIDTH instead."""
+    weights, rows, cols = _cross(4, 5)
+    fig = decoding.alignment_heatmap(weights, rows, cols, "t")
+    assert assert_matrix_fills_its_plot(fig, "4 × 5") > 50
+    assert fig.layout.width == MIN_WIDTH
+
+
+def test_self_attention_and_the_newest_rows_fill_their_figures_too():
+    labels = token_labels(_pieces(15), False)
+    weights = np.full((15, 15), 1 / 15)
+    assert_matrix_fills_its_plot(attention_heatmap(weights, labels, labels, "t"), "self-attention")
+    heads = [f"head {h + 1}" for h in range(8)]
+    assert_matrix_fills_its_plot(decoding.step_rows_heatmap(weights[:8], labels, heads, "t"), "newest rows")
+
+
+def test_presenter_mode_and_relative_to_uniform_keep_the_bar_beside_the_matrix():
+    weights, rows, cols = _cross(15, 15)
+    fig = decoding.alignment_heatmap(weights, rows, cols, "t")
+    assert_matrix_fills_its_plot(presenter_fonts(fig, 1.5), "presenter mode")
+    relative = relative_to_uniform(fig, "RdBu_r")  # a colour bar with a title and wider tick labels
+    assert_matrix_fills_its_plot(relative, "relative to uniform")
+    assert relative.layout.margin.r > fig.layout.margin.r
+    assert_matrix_fills_its_plot(presenter_fonts(relative, 1.5), "both")
+
+
+def test_a_figure_in_one_of_two_columns_is_built_to_fit_it():
+    """Side by side (`figure_columns(2)`), a figure wider than its half of the page would be squeezed
+    by the browser: smaller cells, an empty band below the matrix, a colour bar taller than it."""
+    labels = token_labels(_pieces(15), False)
+    weights = np.full((15, 15), 1 / 15)
+    half = column_width(2, sel=None)
+    title = "decoder layer 5 of 6: a long title that needs two lines in half of the page"
+    wide = attention_heatmap(weights, labels, labels, title)
+    fitted = attention_heatmap(weights, labels, labels, title, max_width=half)
+    assert fitted.layout.width == half < wide.layout.width
+    assert_matrix_fills_its_plot(fitted, "half a page")
+    assert_title_fits(fitted, "half a page")
+    assert attention_heatmap(weights, labels, labels, title, max_width=2000).layout.width == wide.layout.width
+
+
+@pytest.mark.parametrize("kind, n_q", [("self", 15), ("cross", 12)])
+def test_a_heads_grid_has_no_band_between_its_rows_and_a_bar_beside_its_panels(kind, n_q):
+    weights = np.full((8, n_q, 15), 1 / 15)
+    labels = token_labels(_pieces(15), False)
+    rows = labels[:n_q]
+    heads = [f"head {h + 1}" for h in range(8)]
+    fig = grids.heads_grid(weights, rows, labels, heads, "t", max_cols=3 if kind == "cross" else 4)
+    width, height = plot_area(fig)
+    n_rows, n_cols = 3 if kind == "cross" else 2, 3 if kind == "cross" else 4
+    panel_width = width * (1 / n_cols - 0.06)
+    panel_height = height * (1 / n_rows - 0.06)
+    assert abs(panel_width * n_q / 15 - panel_height) <= 1.5, "panels do not fill their rows"
+    bar = fig.layout.coloraxis.colorbar
+    assert bar.x == 1.0 and bar.xanchor == "left" and bar.xpad <= GAP_PX
+    assert fig.layout.width == grids.GRID_WIDTH
