@@ -11,7 +11,7 @@ import numpy as np
 import pytest
 from streamlit.testing.v1 import AppTest
 
-from viz import decoding, grids, inspector, paper
+from viz import decoding, embeddings, grids, inspector, layers, paper
 from viz.heatmap import attention_heatmap
 from viz.labels import token_labels, writes_labels
 
@@ -98,3 +98,35 @@ def test_every_chart_of_a_page_is_readable(page, params):
             assert_readable(json.loads(chart.proto.spec))
         except AssertionError as error:
             raise AssertionError(f"{chart.proto.id}: {error}") from error
+
+
+def test_dimension_axes_are_labelled_not_bare_tick_marks():
+    """Screenshots at 1440 × 900 (docs/REVIEW_30.md): the embedding rows and an encoder layer's stages
+    (T × 128) and the FFN's hidden units (T × 512) showed a tick mark per dimension and no number at
+    all. Now every 16th dimension is labelled, upright, and the hidden units' axis has its numbers."""
+    rng = np.random.default_rng(0)
+    labels = token_labels(_pieces(15), False)
+    for name, fig in {
+        "embedding rows": embeddings.embedding_heatmap(rng.normal(size=(15, 128)), labels, "t"),
+        "layer stage": layers.activation_heatmap(rng.normal(size=(15, 128)), labels, "t"),
+    }.items():
+        axis = fig.layout.xaxis
+        assert axis.showticklabels is not False, name
+        assert list(axis.ticktext) == [str(c) for c in fig.data[0].x[::16]], name  # d0, d16, … / 0, 16, …
+        assert axis.tickangle == 0, name
+    ffn = layers.ffn_hidden_figure(np.abs(rng.normal(size=(15, 512))), labels, "t")
+    assert ffn.layout.xaxis.showticklabels is not False and ffn.layout.xaxis.title.text == "hidden unit"
+
+
+@pytest.mark.parametrize("n", [8, 15, 30])
+def test_a_legend_of_tokens_fits_its_figure(n):
+    """One legend entry per token (the vector lengths of an encoder layer): at 15 tokens the legend
+    scrolled, cut after 'too', and the layer-to-layer one was drawn at 9 px. About 20 px an entry fit,
+    at the legend's default 12 px, up to the figure's 900-px cap."""
+    rng = np.random.default_rng(0)
+    labels = token_labels(_pieces(n), False)
+    stages = [(f"stage {i}", rng.normal(size=(n, 16))) for i in range(7)]
+    for fig in (layers.stage_norms(stages, labels, "t"),
+                layers.layer_changes(rng.normal(size=(7, n, 16)), labels, [f"l{i}" for i in range(7)], "t")):
+        assert fig.layout.height >= min(900, 20 * n + 200), (n, fig.layout.height)  # stage names take ~200
+        assert (fig.layout.legend.font.size or DEFAULT_PX) >= MIN_PX

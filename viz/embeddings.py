@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 import plotly.graph_objects as go
 
-from viz.heatmap import as_array, heatmap
+from viz.heatmap import as_array, heatmap, sparse_ticks
 
 
 def _check_rows(values, labels: list[str], what: str) -> np.ndarray:
@@ -19,10 +19,11 @@ def embedding_heatmap(rows, labels: list[str], title: str, colorscale: str = "Rd
     """Token vectors (T, D) as a heatmap: one row per token, one column per dimension, colour 0 = white."""
     z = _check_rows(rows, labels, "rows")
     bound = float(np.abs(z).max()) or 1.0
+    dims = [f"d{j}" for j in range(z.shape[1])]
     fig = heatmap(
         z,
         labels,
-        [f"d{j}" for j in range(z.shape[1])],
+        dims,
         title,
         colorscale=colorscale,
         zmin=-bound,
@@ -30,9 +31,9 @@ def embedding_heatmap(rows, labels: list[str], title: str, colorscale: str = "Rd
         square=False,
         row_title="tokens",
         col_title="dimension of d_model",
+        xaxis_style=sparse_ticks(dims, 16) if z.shape[1] > 32 else None,
+        layout_style=dict(height=max(260, 22 * z.shape[0] + 140)),
     )
-    fig.update_xaxes(showticklabels=z.shape[1] <= 32)
-    fig.update_layout(height=max(260, 22 * z.shape[0] + 140))
     return fig
 
 

@@ -185,6 +185,12 @@ def axis_labels(labels) -> tuple[list[str], dict]:
     return texts, {}
 
 
+def sparse_ticks(categories: list[str], every: int) -> dict:
+    """Axis settings that label every `every`-th category, upright: for dimensions (d0, d16, …), where a
+    label per column would overlap and no labels at all leave bare tick marks."""
+    return dict(tickmode="array", tickvals=categories[::every], ticktext=categories[::every], tickangle=0)
+
+
 def as_array(values) -> np.ndarray:
     """A 2-D float array from a tensor or array-like (tensors are moved to CPU)."""
     if hasattr(values, "detach"):

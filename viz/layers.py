@@ -22,7 +22,7 @@ import numpy as np
 import plotly.graph_objects as go
 from plotly.subplots import make_subplots
 
-from viz.heatmap import as_array, heatmap
+from viz.heatmap import as_array, heatmap, sparse_ticks
 from viz.multihead import as_stack, escape_text
 
 
@@ -38,10 +38,11 @@ def activation_heatmap(
     z = as_array(values)
     bound = float(np.abs(z).max()) or 1.0
     sequential = bool(z.min() >= 0)
+    dims = [str(i) for i in range(z.shape[1])]
     fig = heatmap(
         z,
         list(labels),
-        [str(i) for i in range(z.shape[1])],
+        dims,
         title,
         colorscale=colorscale,
         zmin=0.0 if sequential else -bound,
@@ -49,10 +50,17 @@ def activation_heatmap(
         square=False,
         row_title="tokens",
         col_title=feature,
+        xaxis_style=sparse_ticks(dims, 16),
+        layout_style=dict(height=max(300, 18 * z.shape[0] + 140)),
     )
-    fig.update_xaxes(showticklabels=False)
-    fig.update_layout(height=max(300, 18 * z.shape[0] + 140))
     return fig
+
+
+def _with_legend(n_tokens: int) -> int:
+    """A figure height (px) whose legend shows one entry per token without a scroll bar (up to
+    about 35 tokens: a longer sentence scrolls its legend rather than make the figure taller than a
+    screen). The rotated stage names below the plot take about 200 px."""
+    return min(900, max(420, 20 * n_tokens + 200))
 
 
 def vector_norms(values) -> np.ndarray:
@@ -90,7 +98,7 @@ def stage_norms(
         title=title,
         xaxis_title="stage",
         yaxis_title="vector length ‖x‖",
-        height=420,
+        height=_with_legend(len(labels)),
         margin=dict(l=10, r=10, t=60, b=10),
     )
     return fig
@@ -152,7 +160,7 @@ def ffn_hidden_figure(
         col=2,
     )
     fig.update_yaxes(autorange="reversed", type="category")
-    fig.update_xaxes(showticklabels=False, row=1, col=1)
+    fig.update_xaxes(title="hidden unit", row=1, col=1)
     fig.update_xaxes(range=[0, 1], tickformat=".0%", row=1, col=2)
     fig.update_layout(
         title=title,
@@ -242,8 +250,7 @@ def layer_changes(
     fig.update_yaxes(title="‖x‖", row=1, col=2)
     fig.update_layout(
         title=title,
-        height=max(420, 18 * len(labels) + 160),
+        height=_with_legend(len(labels)),
         margin=dict(l=10, r=10, t=80, b=10),
-        legend=dict(font=dict(size=9)),
     )
     return fig
