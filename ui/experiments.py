@@ -11,13 +11,15 @@ import streamlit as st
 
 from transformer.analysis import heads
 from ui import inspector
-from ui.layout import Page, column_width, figure_columns, show_figure
+from ui.layout import Page, column_width, cut_to_limit, figure_columns, show_figure
 from ui.state import Selection, url_widget
 from ui.uniform import uniform_note
 from viz import inspector as viz_inspector
 from viz.heatmap import attention_heatmap
 from viz.labels import readable, token_labels
 from viz.palette import diverging_note
+
+COMPARE_MAX_CHARS = 300  # a sentence to compare, not a text: the main box takes up to 1,000 characters
 
 
 def compare_sentences(p: Page, sel: Selection, pair: tuple[str, str]) -> None:
@@ -29,10 +31,8 @@ def compare_sentences(p: Page, sel: Selection, pair: tuple[str, str]) -> None:
         "layer and head."
     )
     cols = st.columns(2)
-    url_widget("a", "hi_compare_a", pair[0], max_items=300)
-    text_a = cols[0].text_input("Sentence A", key="hi_compare_a", max_chars=300)
-    url_widget("b", "hi_compare_b", pair[1], max_items=300)
-    text_b = cols[1].text_input("Sentence B", key="hi_compare_b", max_chars=300)
+    text_a = _compare_box(cols[0], "Sentence A", "a", "hi_compare_a", pair[0])
+    text_b = _compare_box(cols[1], "Sentence B", "b", "hi_compare_b", pair[1])
     trace_a = inspector.attention_trace(p.lm.model_id, text_a)
     trace_b = inspector.attention_trace(p.lm.model_id, text_b)
     if trace_a is None or trace_b is None:
@@ -68,6 +68,28 @@ def compare_sentences(p: Page, sel: Selection, pair: tuple[str, str]) -> None:
             only_b = heads.unmatched(trace_b.src_pieces, [j for _, j in pairs])
             st.caption("Tokens only in A / only in B (left out of the difference map):")
             st.text(f"A: {' '.join(only_a) or '—'}\nB: {' '.join(only_b) or '—'}")
+
+
+def _compare_box(place, label: str, param: str, key: str, default: str) -> str:
+    """One sentence box of the comparison, kept in the URL as `param`; text over COMPARE_MAX_CHARS is
+    cut with a message under the box (`cut_to_limit`), which stays until the box is edited again."""
+    url_widget(param, key, default, max_items=COMPARE_MAX_CHARS)
+    text = place.text_input(label, key=key, on_change=_cut_box, args=(key, label),
+                            help=f"Up to {COMPARE_MAX_CHARS} characters: longer text is cut, and the page "
+                                 "says so.")  # fmt: skip
+    if f"{key}_cut" in st.session_state:
+        place.warning(st.session_state[f"{key}_cut"])
+    return text
+
+
+def _cut_box(key: str, label: str) -> None:
+    """A compare box's callback: cut its text to COMPARE_MAX_CHARS and keep what to say about it."""
+    text, notice = cut_to_limit(st.session_state[key], COMPARE_MAX_CHARS, f"the box {label}")
+    st.session_state[key] = text
+    if notice:
+        st.session_state[f"{key}_cut"] = notice
+    else:
+        st.session_state.pop(f"{key}_cut", None)
 
 
 def switch_heads_off(p: Page, sel: Selection) -> None:

@@ -203,19 +203,23 @@ def _on_change(field: str, key: str, convert=lambda value: value):
 CUT_KEY = "atlas_cut_notice"  # session state: what the sentence box cut, until the next edit
 
 
-def _on_sentence() -> None:
-    """The sentence box's callback: text over MAX_CHARS is cut there, and the page says so.
+def cut_to_limit(text: str, limit: int, box: str = "the sentence box") -> tuple[str, str | None]:
+    """(`text` cut to `limit` characters, what to tell the reader about it, or None when it fits).
 
-    The box itself has no `max_chars`: with one, a browser paste longer than the limit left the box
-    empty (and every page asking for a sentence) instead of cutting the text.
+    A text box gets no `max_chars` of its own: with one, a browser paste longer than the limit left the
+    box empty (or unchanged) without a word. Its callback cuts the text with this and shows the message.
     """
-    text = st.session_state["atlas_sentence_box"]
-    if len(text) > MAX_CHARS:
-        st.session_state[CUT_KEY] = (
-            f"Your text had {len(text):,} characters, more than the limit of {MAX_CHARS:,}: it was cut "
-            f"after character {MAX_CHARS:,}, and the sentence box now holds what is kept."
-        )
-        text = text[:MAX_CHARS]
+    if len(text) <= limit:
+        return text, None
+    return text[:limit], (f"Your text had {len(text):,} characters, more than the limit of {limit:,}: it "
+                          f"was cut after character {limit:,}, and {box} now holds what is kept.")
+
+
+def _on_sentence() -> None:
+    """The sentence box's callback: text over MAX_CHARS is cut there, and the page says so."""
+    text, notice = cut_to_limit(st.session_state["atlas_sentence_box"], MAX_CHARS)
+    if notice:
+        st.session_state[CUT_KEY] = notice
     else:
         st.session_state.pop(CUT_KEY, None)
     state.update(sentence=text)
