@@ -24,6 +24,7 @@ from ui.layout import (  # noqa: E402
     attention_picker,
     column_width,
     figure_columns,
+    fresh,
     require_sentence,
     setup,
     show_figure,
@@ -140,34 +141,45 @@ st.markdown(
     "same weights**, only the rows and columns trade places: the encoder cannot tell the two orders "
     "apart. With PE switched back on, the weights really change."
 )
-sel = attention_picker(p, stacks=("encoder",))
-url_widget("shuffle", "pe_shuffle_seed", 0, low=0, high=10_000)
-seed = st.number_input("Shuffle (change the number for another order)", 0, 10_000, key="pe_shuffle_seed")
-order = analysis.word_shuffle(trace.src_pieces, int(seed))
-result = _without_positions(p.lm.model_id, tuple(trace.src_ids), tuple(order))
-labels = token_labels(trace.src_pieces, p.sel.pieces)
-shuffled_labels = [labels[i] for i in order]
-st.caption(f"Encoder self-attention, layer {sel.show_layer()} of {cfg.n_layers}, head {sel.show_head()} "
-           f"of {cfg.n_heads} ({sel.numbering}), positional encoding removed.")
-where = f"L{sel.show_layer()} H{sel.show_head()}, no PE"
-plain_fig, shuffled_fig = viz_pos.shuffle_pair(result.plain[sel.layer, sel.head],
-                                               result.shuffled[sel.layer, sel.head], labels, shuffled_labels,
-                                               where, p.colors["sequential"], column_width(2, p.sel))
-cols = figure_columns(2)
-with cols[0]:
-    show_figure(plain_fig, key="pe_noposition_plain")
-with cols[1]:
-    show_figure(shuffled_fig, key="pe_noposition_shuffled")
-st.text("Shuffled: " + " ".join(trace.src_pieces[i] for i in order))
-cols = st.columns(2)
-cols[0].metric("largest difference without PE (all layers and heads, after undoing the shuffle)",
-               f"{result.max_diff_without_pe:.1e}")
-cols[1].metric("the same with PE", f"{result.max_diff_with_pe:.3f}")
-with st.expander("The shuffled pattern put back in your order"):
-    show_figure(
-        attention_heatmap(result.restored()[sel.layer, sel.head], labels, labels,
-                          f"{where}, shuffled then put back", p.colors["sequential"]),
-        key="pe_noposition_restored",
-        caption="Identical to the left-hand figure above: without PE, shuffling changed nothing but "
-        "the order.",
-    )
+
+
+# Only this section changes with the layer and head: a fragment, so moving them reruns it alone, not
+# the table, the waves and the matrices above (the two runs without positions are cached per sentence
+# and shuffle; a head change draws that head's two maps).
+@st.fragment
+def without_positions_view() -> None:
+    page = fresh(p)
+    sel = attention_picker(page, stacks=("encoder",))
+    url_widget("shuffle", "pe_shuffle_seed", 0, low=0, high=10_000)
+    seed = st.number_input("Shuffle (change the number for another order)", 0, 10_000, key="pe_shuffle_seed")
+    order = analysis.word_shuffle(trace.src_pieces, int(seed))
+    result = _without_positions(page.lm.model_id, tuple(trace.src_ids), tuple(order))
+    labels = token_labels(trace.src_pieces, page.sel.pieces)
+    shuffled_labels = [labels[i] for i in order]
+    st.caption(f"Encoder self-attention, layer {sel.show_layer()} of {cfg.n_layers}, head {sel.show_head()} "
+               f"of {cfg.n_heads} ({sel.numbering}), positional encoding removed.")
+    where = f"L{sel.show_layer()} H{sel.show_head()}, no PE"
+    plain_fig, shuffled_fig = viz_pos.shuffle_pair(
+        result.plain[sel.layer, sel.head], result.shuffled[sel.layer, sel.head], labels, shuffled_labels,
+        where, page.colors["sequential"], column_width(2, page.sel))  # fmt: skip
+    cols = figure_columns(2)
+    with cols[0]:
+        show_figure(plain_fig, key="pe_noposition_plain")
+    with cols[1]:
+        show_figure(shuffled_fig, key="pe_noposition_shuffled")
+    st.text("Shuffled: " + " ".join(trace.src_pieces[i] for i in order))
+    cols = st.columns(2)
+    cols[0].metric("largest difference without PE (all layers and heads, after undoing the shuffle)",
+                   f"{result.max_diff_without_pe:.1e}")
+    cols[1].metric("the same with PE", f"{result.max_diff_with_pe:.3f}")
+    with st.expander("The shuffled pattern put back in your order"):
+        show_figure(
+            attention_heatmap(result.restored()[sel.layer, sel.head], labels, labels,
+                              f"{where}, shuffled then put back", page.colors["sequential"]),
+            key="pe_noposition_restored",
+            caption="Identical to the left-hand figure above: without PE, shuffling changed nothing but "
+            "the order.",
+        )
+
+
+without_positions_view()

@@ -105,13 +105,12 @@ def switch_heads_off(p: Page, sel: Selection) -> None:
     picked = st.multiselect("Heads to switch off", list(options), format_func=options.get, key="hi_ablate",
                             placeholder="choose one or more heads")
     ablate = tuple(inspector.head_from_code(code) for code in picked)
-    result = inspector.ablation(p.lm.model_id, p.src.text, ablate)
+    result = _ablation(p.lm.model_id, p.src.text, ablate)
     cols = st.columns(2)
     for col, side, heading in ((cols[0], "before", "All heads on"), (cols[1], "after", "Chosen heads off")):
         col.markdown(f"**{heading}** (greedy translation)")
         col.text(result[side]["text"])
-    log_before = heads.sequence_log_prob(result["probs_before"], result["target_ids"])
-    log_after = heads.sequence_log_prob(result["probs_after"], result["target_ids"])
+    log_before, log_after = result["log_before"], result["log_after"]
     st.metric("log-probability of the normal greedy translation", f"{log_after:.3f}",
               delta=f"{log_after - log_before:+.3f} vs all heads on", delta_color="normal")
     steps = result["decoder_input"]
@@ -119,12 +118,31 @@ def switch_heads_off(p: Page, sel: Selection) -> None:
     step = st.slider("Decoder position (predicting the token after it)", 0, len(steps) - 1, key="hi_step")
     st.caption("The decoder has read so far:")
     st.text(" ".join(steps[: step + 1]))
-    ids = heads.top_k_union(result["probs_before"][step], result["probs_after"][step], k=8)
+    colors = (p.colors["categorical"][0], p.colors["categorical"][1])
     show_figure(
-        viz_inspector.probability_change(
-            [result["piece"](i) for i in ids], result["probs_before"][step, ids],
-            result["probs_after"][step, ids], f"Next-token probabilities at decoder position {step}",
-            colors=(p.colors["categorical"][0], p.colors["categorical"][1])),
+        _probability_figure(p.lm.model_id, p.src.text, ablate, step, colors),
         key="hi_probs",
         caption="The candidates among the top 8 with all heads on or with the chosen heads off.",
     )
+
+
+# Switching heads off does not depend on the selected head: cached for the whole server (read, never
+# changed), so a head change on the page, which reruns this tab too, reads these instead of computing.
+@st.cache_resource(max_entries=64, show_spinner=False)
+def _ablation(model_id: str, sentence: str, ablate: tuple) -> dict:
+    """`inspector.ablation`, with the log-probability of the normal greedy translation before and after."""
+    result = inspector.ablation(model_id, sentence, ablate)
+    return {**result,
+            "log_before": heads.sequence_log_prob(result["probs_before"], result["target_ids"]),
+            "log_after": heads.sequence_log_prob(result["probs_after"], result["target_ids"])}  # fmt: skip
+
+
+@st.cache_resource(max_entries=128, show_spinner=False)
+def _probability_figure(model_id: str, sentence: str, ablate: tuple, step: int, colors: tuple[str, str]):
+    """The next-token probabilities at decoder position `step`, all heads on and `ablate` off."""
+    result = _ablation(model_id, sentence, ablate)
+    before, after = result["probs_before"][step], result["probs_after"][step]  # (V,)
+    ids = heads.top_k_union(before, after, k=8)
+    return viz_inspector.probability_change(
+        [result["piece"](i) for i in ids], before[ids], after[ids],
+        f"Next-token probabilities at decoder position {step}", colors=colors)  # fmt: skip

@@ -69,20 +69,32 @@ def shipped(model_id: str) -> dict:
 
 def statistics(model_id: str, sentences: tuple[str, ...]) -> heads.HeadStatistics:
     """Head statistics over `sentences` (empty ones skipped): read from the file shipped with the weights
-    where it has them, else computed once per sentence and cached."""
-    kept, per_sentence = [], []
+    where it has them, else computed once per sentence and cached; collected once per set (a head change
+    reads the collection)."""
     ready = shipped(model_id)
-    progress = (st.progress(0.0, text="Measuring the heads…")
-                if sum(s not in ready for s in sentences) > 1 else None)  # fmt: skip
-    for i, sentence in enumerate(sentences):
-        result = ready[sentence] if sentence in ready else _sentence_statistics(model_id, sentence)
+    missing = [s for s in sentences if s not in ready]
+    if len(missing) > 1:  # measured one by one into the per-sentence cache, with a progress bar
+        progress = st.progress(0.0, text="Measuring the heads…")
+        for i, sentence in enumerate(missing):
+            _sentence_statistics(model_id, sentence)
+            progress.progress((i + 1) / len(missing), text=f"Measuring the heads… {i + 1}/{len(missing)}")
+        progress.empty()
+    return _collected(model_id, sentences, tuple(s in ready for s in sentences))
+
+
+@st.cache_resource(max_entries=16, show_spinner=False)
+def _collected(
+    model_id: str, sentences: tuple[str, ...], from_file: tuple[bool, ...]
+) -> heads.HeadStatistics:
+    """The statistics of `sentences` collected into one object (read-only, shared by every session):
+    each sentence's from the shipped file where `from_file` says so, else from `_sentence_statistics`."""
+    ready = shipped(model_id)
+    kept, per_sentence = [], []
+    for sentence, filed in zip(sentences, from_file, strict=True):
+        result = ready[sentence] if filed else _sentence_statistics(model_id, sentence)
         if result is not None:
             kept.append(sentence)
             per_sentence.append(result)
-        if progress is not None:
-            progress.progress((i + 1) / len(sentences), text=f"Measuring the heads… {i + 1}/{len(sentences)}")
-    if progress is not None:
-        progress.empty()
     return heads.HeadStatistics.collect(kept, per_sentence)
 
 
