@@ -169,9 +169,9 @@ def without_positions_view() -> None:
         show_figure(shuffled_fig, key="pe_noposition_shuffled")
     st.text("Shuffled: " + " ".join(trace.src_pieces[i] for i in order))
     cols = st.columns(2)
-    cols[0].metric("largest difference without PE (all layers and heads, after undoing the shuffle)",
-                   f"{result.max_diff_without_pe:.1e}")
+    cols[0].metric("largest difference without PE", f"{result.max_diff_without_pe:.1e}")
     cols[1].metric("the same with PE", f"{result.max_diff_with_pe:.3f}")
+    st.caption("Over all layers and heads, after undoing the shuffle.")  # a long metric label was cut
     with st.expander("The shuffled pattern put back in your order"):
         show_figure(
             attention_heatmap(result.restored()[sel.layer, sel.head], labels, labels,

@@ -20,6 +20,7 @@ import pytest
 from ui.layout import column_width
 from viz import decoding, grids
 from viz.heatmap import (
+    MAX_CELL,
     MIN_WIDTH,
     TITLE_FONT,
     attention_heatmap,
@@ -144,3 +145,28 @@ def test_a_heads_grid_has_no_band_between_its_rows_and_a_bar_beside_its_panels(k
     bar = fig.layout.coloraxis.colorbar
     assert bar.x == 1.0 and bar.xanchor == "left" and bar.xpad <= GAP_PX
     assert fig.layout.width == grids.GRID_WIDTH
+
+
+def test_presenter_mode_keeps_a_wide_figure_within_the_projected_column():
+    """Presenter mode grows a figure's text 1.5× and its plot 1.25×: a heads grid (960 px) would be
+    1,250 px wide, squeezed by an 860-px column into panels with empty bands between their rows."""
+    weights = np.full((8, 15, 15), 1 / 15)
+    labels = token_labels(_pieces(15), False)
+    heads = [f"head {h + 1}" for h in range(8)]
+    grid = presenter_fonts(grids.heads_grid(weights, labels, labels, heads, "t", max_cols=2), 1.5, 860)
+    assert grid.layout.width == 860
+    width, height = plot_area(grid)
+    assert abs(width * (1 / 2 - 0.06) - height * (1 / 4 - 0.06)) <= 2, "panels do not fill their rows"
+    fig = presenter_fonts(attention_heatmap(weights[0], labels, labels, "t"), 1.5, 500)
+    assert fig.layout.width == 500
+    assert_matrix_fills_its_plot(fig, "presenter mode, capped")
+
+
+def test_a_matrix_of_one_column_does_not_grow_into_a_pillar():
+    """The newest query's rows at the first step: 8 heads × 1 key. Growing its cells to fill the
+    minimum width made it a 700-px pillar; cells stop at MAX_CELL (the bar then stands apart)."""
+    labels = token_labels(["<s>"], False)
+    heads = [f"head {h + 1}" for h in range(8)]
+    fig = decoding.step_rows_heatmap(np.ones((8, 1)), labels, heads, "t")
+    _, height = plot_area(fig)
+    assert height / 8 <= MAX_CELL + 1

@@ -130,3 +130,17 @@ def test_a_legend_of_tokens_fits_its_figure(n):
                 layers.layer_changes(rng.normal(size=(7, n, 16)), labels, [f"l{i}" for i in range(7)], "t")):
         assert fig.layout.height >= min(900, 20 * n + 200), (n, fig.layout.height)  # stage names take ~200
         assert (fig.layout.legend.font.size or DEFAULT_PX) >= MIN_PX
+
+
+def test_heads_layers_and_ffn_tokens_are_all_ticked_in_presenter_mode_too():
+    """At 1024 × 768 in presenter mode (18-px labels) Plotly skipped every other "head n" of the Figure 3
+    heatmap and every other token of the FFN's hidden units: such axes now tick every category."""
+    from viz.present import presenter_fonts
+
+    labels = token_labels(_pieces(15), False)
+    heads = [f"head {h + 1}" for h in range(8)]
+    w = np.full((8, 15, 15), 1 / 15)
+    rows = presenter_fonts(paper.query_rows_heatmap(w, labels, 1, heads, "t"), 1.5, 860).layout.yaxis
+    assert rows.tickmode == "array" and list(rows.ticktext) == heads
+    ffn = presenter_fonts(layers.ffn_hidden_figure(np.abs(w[0]), labels, "t"), 1.5).layout.yaxis
+    assert ffn.tickmode == "array" and list(ffn.ticktext) == [str(label) for label in labels]

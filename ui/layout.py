@@ -114,6 +114,7 @@ h3 { font-size: 1.7rem !important; }
 </style>
 """
 PRESENTER_FONT = 1.5  # figure text in presenter mode, relative to Plotly's default sizes
+PRESENTER_WIDTH = 860  # px: the main column at 1024 px wide with the sidebar folded (presenter mode)
 
 
 @dataclass(frozen=True)
@@ -365,7 +366,7 @@ def for_display(fig, sel: Selection | None = None):
     if sel is not None and sel.contrast:
         fig = relative_to_uniform(fig, palette(sel.palette)["diverging"])
     if sel is not None and sel.presenter:
-        fig = presenter_fonts(fig, PRESENTER_FONT)
+        fig = presenter_fonts(fig, PRESENTER_FONT, PRESENTER_WIDTH)
     return fig
 
 

@@ -35,6 +35,8 @@ COLORBAR_THICKNESS = 14  # px
 COLORBAR_PAD = 6  # px between the matrix and its colour bar
 COLORBAR_TICK_LEN = 5  # px: Plotly's tick marks on the bar
 MIN_WIDTH = 420  # px: narrower, a small matrix (4 × 5 tokens) gets larger cells, so that titles fit
+FEW = 16  # categories (heads, layers) that are all ticked, however small their rows
+MAX_CELL = 60  # px: the largest cell that growth gives (a matrix of one or two columns stays narrow)
 MAX_HEIGHT = 900  # px
 TITLE_FONT = 16  # px: the figure title in Streamlit's chart theme
 # Width of a character in em, by kind (a sans-serif such as Source Sans); anything else counts as wide.
@@ -176,12 +178,15 @@ def axis_labels(labels) -> tuple[list[str], dict]:
     ("3:▁cat"), which is what hover shows, and tick texts that read as the word; every token gets its
     tick, however many there are (Plotly would skip every other one on a crowded axis, and the key a
     reader is looking at would go unnamed). Other labels (dimensions, numbers) are their own
-    categories, ticked as Plotly sees fit.
+    categories: up to FEW of them (heads, layers) all ticked too, since Plotly also skipped every other
+    "head n" in presenter mode; more (positions, dimensions) as Plotly sees fit.
     """
     texts = [str(label) for label in labels]
     hovers = [getattr(label, "hover", None) for label in labels]
     if texts and all(hovers) and len(set(hovers)) == len(hovers):
         return hovers, dict(tickmode="array", tickvals=hovers, ticktext=texts)
+    if 0 < len(texts) <= FEW:
+        return texts, dict(tickmode="array", tickvals=texts, ticktext=texts)
     return texts, {}
 
 
@@ -327,7 +332,8 @@ def _square_size(shape: tuple[int, int], margin: dict, title: str, cell: int,
     plot = square_height(n_rows, cell) - title_margin(wrap_title(title)) - margin["b"]  # plot height
     sides = margin["l"] + margin["r"]
     if sides + plot / n_rows * n_cols < MIN_WIDTH:
-        plot = min((MIN_WIDTH - sides) / n_cols * n_rows, MAX_HEIGHT - 120 - margin["b"])
+        plot = max(plot, min((MIN_WIDTH - sides) / n_cols * n_rows, MAX_CELL * n_rows,
+                             MAX_HEIGHT - 120 - margin["b"]))
     if max_width and sides + plot / n_rows * n_cols > max_width:
         plot = (max_width - sides) / n_cols * n_rows
     width = max(min(MIN_WIDTH, max_width or MIN_WIDTH), math.ceil(sides + plot / n_rows * n_cols))

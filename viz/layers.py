@@ -22,7 +22,7 @@ import numpy as np
 import plotly.graph_objects as go
 from plotly.subplots import make_subplots
 
-from viz.heatmap import as_array, heatmap, sparse_ticks
+from viz.heatmap import as_array, axis_labels, heatmap, sparse_ticks
 from viz.multihead import as_stack, escape_text
 
 
@@ -131,11 +131,12 @@ def ffn_hidden_figure(
         horizontal_spacing=0.02,
         subplot_titles=[f"hidden units after {name} ({h.shape[0]} × {h.shape[1]})", f"share {off}"],
     )
+    rows, row_ticks = axis_labels(labels)  # every token ticked (Plotly skipped some in presenter mode)
     fig.add_trace(
         go.Heatmap(
             z=h,
             x=list(range(h.shape[1])),
-            y=list(labels),
+            y=rows,
             colorscale=colorscale,
             zmin=min(0.0, float(h.min())),
             zmax=float(h.max()) or 1.0,
@@ -149,7 +150,7 @@ def ffn_hidden_figure(
     fig.add_trace(
         go.Bar(
             x=zeros,
-            y=list(labels),
+            y=rows,
             orientation="h",
             name="zeros",
             marker_color="#888",
@@ -159,7 +160,7 @@ def ffn_hidden_figure(
         row=1,
         col=2,
     )
-    fig.update_yaxes(autorange="reversed", type="category")
+    fig.update_yaxes(autorange="reversed", type="category", **row_ticks)
     fig.update_xaxes(title="hidden unit", row=1, col=1)
     fig.update_xaxes(range=[0, 1], tickformat=".0%", row=1, col=2)
     fig.update_layout(

@@ -16,7 +16,7 @@ def _scaled(size, scale: float, default: float | None = None) -> int | None:
     return None if size is None else round(size * scale)
 
 
-def presenter_fonts(fig: go.Figure, scale: float) -> go.Figure:
+def presenter_fonts(fig: go.Figure, scale: float, max_width: int | None = None) -> go.Figure:
     """A copy of `fig` with all of its text `scale` times larger (the given figure is not modified).
 
     Every text size is set explicitly (title, axis ticks and titles, annotations, colour bars,
@@ -24,7 +24,9 @@ def presenter_fonts(fig: go.Figure, scale: float) -> go.Figure:
     The margins grow by the same factor, for figures that size them to their labels instead of letting
     Plotly push them (`viz.heatmap.fixed_margins`); the figure grows by as much as its margins did, and
     its plot by half the factor, so that larger ticks do not squeeze the plot (a figure with a width of
-    its own grows in width the same way as in height, so square cells still fill it).
+    its own grows in width the same way as in height, so square cells still fill it, and no wider than
+    `max_width`: its plot then shrinks in both directions, as a narrower column would have squeezed its
+    cells and left an empty band below them).
     """
     new = go.Figure(fig)
     layout = new.layout
@@ -53,4 +55,9 @@ def presenter_fonts(fig: go.Figure, scale: float) -> go.Figure:
     if layout.width is not None:  # a figure sized to its matrix (`viz.heatmap.square_width`): the same
         plot = layout.width - sides
         layout.width = round(plot * (1 + (scale - 1) / 2) + sides * scale)
+        sides, top_bottom = sides * scale, top_bottom * scale
+        if max_width and layout.width > max_width and layout.height is not None and max_width > sides:
+            shrink = (max_width - sides) / (layout.width - sides)
+            layout.height = round((layout.height - top_bottom) * shrink + top_bottom)
+            layout.width = max_width
     return new
