@@ -164,9 +164,13 @@ def test_presenter_mode_keeps_a_wide_figure_within_the_projected_column():
 
 def test_a_matrix_of_one_column_does_not_grow_into_a_pillar():
     """The newest query's rows at the first step: 8 heads × 1 key. Growing its cells to fill the
-    minimum width made it a 700-px pillar; cells stop at MAX_CELL (the bar then stands apart)."""
+    minimum width made it a 700-px pillar: a matrix of one or two columns keeps its cells (its bar then
+    stands apart), and growth stops at MAX_CELL."""
     labels = token_labels(["<s>"], False)
     heads = [f"head {h + 1}" for h in range(8)]
     fig = decoding.step_rows_heatmap(np.ones((8, 1)), labels, heads, "t")
     _, height = plot_area(fig)
-    assert height / 8 <= MAX_CELL + 1
+    assert height / 8 <= 40  # as any 8-row matrix (`square_height`), not grown
+    weights, rows, cols = _cross(6, 4)  # a small matrix does grow, up to MAX_CELL
+    _, height = plot_area(decoding.alignment_heatmap(weights, rows, cols, "t"))
+    assert decoding.CROSS_CELL < height / 6 <= MAX_CELL + 1

@@ -73,8 +73,8 @@ def step_rows_heatmap(
     if z.shape[0] != len(head_names) or z.shape[1] != len(key_labels):
         raise ValueError(f"{len(head_names)} heads × {len(key_labels)} keys do not fit shape {z.shape}")
     fig = attention_heatmap(z, list(head_names), list(key_labels), title, colorscale,
-                            note="rows = heads (each row is the newest query's weights), columns = keys "
-                                 "(attended to)", max_width=max_width)
+                            note="rows = heads (the newest query's row), columns = keys (attended to)",
+                            max_width=max_width)
     fig.update_yaxes(title="head")
     return fig
 

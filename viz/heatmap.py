@@ -36,7 +36,7 @@ COLORBAR_PAD = 6  # px between the matrix and its colour bar
 COLORBAR_TICK_LEN = 5  # px: Plotly's tick marks on the bar
 MIN_WIDTH = 420  # px: narrower, a small matrix (4 × 5 tokens) gets larger cells, so that titles fit
 FEW = 16  # categories (heads, layers) that are all ticked, however small their rows
-MAX_CELL = 60  # px: the largest cell that growth gives (a matrix of one or two columns stays narrow)
+MAX_CELL = 60  # px: the largest cell that growth gives
 MAX_HEIGHT = 900  # px
 TITLE_FONT = 16  # px: the figure title in Streamlit's chart theme
 # Width of a character in em, by kind (a sans-serif such as Source Sans); anything else counts as wide.
@@ -324,14 +324,14 @@ def _square_size(shape: tuple[int, int], margin: dict, title: str, cell: int,
     but the top, which the wrapped title decides.
 
     The plot gets `cell` px per row (`square_height`); a figure that would be narrower than MIN_WIDTH
-    gets larger cells instead (up to MAX_HEIGHT), so that a 4 × 5 matrix is not a stamp beside a title;
+    gets larger cells instead (up to MAX_CELL), so that a 4 × 5 matrix is not a stamp beside a title;
     one wider than `max_width` smaller cells. The title is wrapped to the width, and the figure grows
     by the lines that adds.
     """
     n_rows, n_cols = shape
     plot = square_height(n_rows, cell) - title_margin(wrap_title(title)) - margin["b"]  # plot height
     sides = margin["l"] + margin["r"]
-    if sides + plot / n_rows * n_cols < MIN_WIDTH:
+    if sides + plot / n_rows * n_cols < MIN_WIDTH and n_cols >= 3:  # one or two columns: no pillar
         plot = max(plot, min((MIN_WIDTH - sides) / n_cols * n_rows, MAX_CELL * n_rows,
                              MAX_HEIGHT - 120 - margin["b"]))
     if max_width and sides + plot / n_rows * n_cols > max_width:
