@@ -174,3 +174,16 @@ def test_a_matrix_of_one_column_does_not_grow_into_a_pillar():
     weights, rows, cols = _cross(6, 4)  # a small matrix does grow, up to MAX_CELL
     _, height = plot_area(decoding.alignment_heatmap(weights, rows, cols, "t"))
     assert decoding.CROSS_CELL < height / 6 <= MAX_CELL + 1
+
+
+def test_the_newest_rows_subtitles_fit_their_figures_in_presenter_mode():
+    """Plotly cuts a subtitle that is wider than its figure (it is not wrapped): the newest query's
+    rows of the numbers model (4 keys) were cut after "columns =" at presenter size."""
+    labels = token_labels(_pieces(4), False)
+    heads, layer_names = [f"head {h + 1}" for h in range(8)], [f"layer {i + 1}" for i in range(3)]
+    rows = np.full((3, 8, 4), 0.25)
+    for fig in (decoding.step_rows_heatmap(rows[0], labels, heads, "t"),
+                decoding.layer_rows_heatmap(rows, labels, layer_names, "t")):
+        shown = presenter_fonts(fig, 1.5, 860)
+        subtitle = shown.layout.title.text.split("<sup>")[1].split("</sup>")[0]
+        assert text_width(subtitle, 0.7 * TITLE_FONT * 1.5) <= shown.layout.width, subtitle

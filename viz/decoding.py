@@ -87,8 +87,7 @@ def layer_rows_heatmap(
     if z.shape[0] != len(layer_names) or z.shape[1] != len(key_labels):
         raise ValueError(f"{len(layer_names)} layers × {len(key_labels)} keys do not fit shape {z.shape}")
     fig = attention_heatmap(z, list(layer_names), list(key_labels), title, colorscale,
-                            note="rows = layers (the newest query's weights, averaged over heads), "
-                                 "columns = keys (attended to)")
+                            note="rows = layers (heads averaged), columns = keys (attended to)")
     fig.update_yaxes(title="layer")
     return fig
 

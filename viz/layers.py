@@ -248,7 +248,7 @@ def layer_changes(
         )
     fig.update_yaxes(autorange="reversed", type="category", row=1, col=1)
     fig.update_xaxes(type="category", tickangle=-45, row=1, col=1)
-    fig.update_yaxes(title="‖x‖", row=1, col=2)
+    fig.update_yaxes(title="vector length ‖x‖", row=1, col=2)  # "‖x‖" alone, turned, read as a box
     fig.update_layout(
         title=title,
         height=_with_legend(len(labels)),
