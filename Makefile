@@ -7,7 +7,7 @@ DEV_STAMP := $(VENV)/.installed-dev
 PORT ?= 8501
 # The step the shipped weights were trained to (pretrained/MODEL_CARD.md): `make train` goes on with
 # the learning-rate schedule from there instead of warming up to the peak rate again.
-SHIPPED_STEP := 11938
+SHIPPED_STEP := 23001
 
 .PHONY: run serve nginx-deps test test-cuda lint format data tokenizer train train-everyday data-stage1 train-numbers export head-stats bench bench-class browser-deps screenshots clean
 
