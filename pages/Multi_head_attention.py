@@ -19,17 +19,9 @@ if (config := shipped_config(chosen_dir())) is not None:  # read without PyTorch
         "mixed by one more matrix, W^O."
     )
 from transformer.analysis.decoding import SPECIAL_PIECES  # noqa: E402
+from ui import layout, rows  # noqa: E402
 from ui import model as model_io  # noqa: E402
-from ui import rows  # noqa: E402
-from ui.layout import (  # noqa: E402
-    attention_picker,
-    for_display,
-    fresh,
-    grid_columns,
-    require_sentence,
-    setup,
-    show_figure,
-)
+from ui.layout import attention_picker, for_display, fresh, require_sentence, setup, show_figure  # noqa: E402
 from ui.state import Selection, url_widget  # noqa: E402
 from ui.uniform import uniform_note  # noqa: E402
 from viz import concat, grids, multihead  # noqa: E402
@@ -63,7 +55,7 @@ def layer_figures(model_id: str, text: str, sel: Selection, heads: tuple[int, ..
     figs = {
         "grid": grids.heads_grid(weights, q_labels, k_labels, head_names,
                                      f"{where}: all {cfg.n_heads} heads", colorscale=colors["sequential"],
-                                     max_cols=grid_columns(sel, sel.kind)),
+                                     max_cols=layout.grid_columns(sel, sel.kind)),
         "concat": concat.concat_figure(
             tr.get(tr.attn_name(sel.stack, sel.kind, sel.layer, "z")),  # (H, T_q, d_v)
             tr.get(tr.attn_name(sel.stack, sel.kind, sel.layer, "concat")),  # (T_q, h·d_v)

@@ -35,3 +35,12 @@ def test_training_a_tokenizer_is_a_training_job():
     """transformer/tokenizer.py loads and encodes; training.train_tokenizer trains (one job, one room)."""
     assert "SentencePieceTrainer" not in (ROOT / "transformer" / "tokenizer.py").read_text(encoding="utf-8")
     assert "SentencePieceTrainer" in (ROOT / "training" / "train_tokenizer.py").read_text(encoding="utf-8")
+
+
+def test_no_page_and_no_transformer_module_is_too_long_to_read_at_once():
+    """Issue 31: no page over 200 lines (thin pages: the work is in ui/ and viz/), no module of
+    transformer/ over 350."""
+    pages = sorted((ROOT / "pages").glob("*.py"))
+    assert len(pages) >= 10
+    assert not [(p.name, lines(p)) for p in pages if lines(p) > 200]
+    assert not [(p.name, lines(p)) for p in transformer_files() if lines(p) > 350]
