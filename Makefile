@@ -9,7 +9,7 @@ PORT ?= 8501
 # the learning-rate schedule from there instead of warming up to the peak rate again.
 SHIPPED_STEP := 23001
 
-.PHONY: run serve nginx-deps test test-cuda lint format data tokenizer train train-everyday data-stage1 train-numbers export head-stats bench bench-class browser-deps screenshots clean
+.PHONY: run serve nginx-deps test test-cuda lint format data tokenizer train train-everyday train-scratch data-stage1 train-numbers export head-stats bench bench-class browser-deps screenshots clean
 
 # The first install is quiet but long: say what it is doing, then show pip's own messages only on error.
 $(STAMP): requirements.txt
@@ -87,9 +87,10 @@ VALID := --valid-splits valid-everyday,valid,valid-tech
 
 train: $(STAMP)  ## continue training from the shipped weights (see pretrained/MODEL_CARD.md)
 	@test -f data/corpus/valid-everyday.en || $(MAKE) data
-	$(PY) -m training.train --corpus data/corpus --out runs/base --resume $(VALID) || \
+	if [ -f runs/base/checkpoint.pt ]; then \
+	  $(PY) -m training.train --corpus data/corpus --out runs/base --resume $(VALID); else \
 	  $(PY) -m training.train --corpus data/corpus --out runs/base $(VALID) \
-	    --init pretrained --spm pretrained/spm.model --start-step $(SHIPPED_STEP)
+	    --init pretrained --spm pretrained/spm.model --start-step $(SHIPPED_STEP); fi
 
 # The shipped everyday model from the start, in two stages (docs/TRAINING_LOG.md, issue 29). Stage 1:
 # the step-121,000 weights of the model shipped before it (commit bbb18de, from git history), carried
@@ -103,15 +104,25 @@ train-everyday: $(STAMP) data-stage1  ## retrain the shipped model the way it wa
 	for f in config.json model.safetensors spm.model; do \
 	  git show $(EVERYDAY_FROM):pretrained/$$f > runs/step121000/$$f; done
 	$(PY) -m training.vocab_transfer --model runs/step121000 --spm data/spm1/spm.model --out runs/transfer1
-	$(PY) -m training.train --corpus data/corpus1 --out runs/everyday1 --resume $(VALID) --steps $(STAGE1_STEP) || \
+	if [ -f runs/everyday1/checkpoint.pt ]; then \
+	  $(PY) -m training.train --corpus data/corpus1 --out runs/everyday1 --resume $(VALID) --steps $(STAGE1_STEP); else \
 	  $(PY) -m training.train --corpus data/corpus1 --out runs/everyday1 $(VALID) \
-	    --init runs/transfer1 --spm data/spm1/spm.model --start-step 4000 --steps $(STAGE1_STEP)
+	    --init runs/transfer1 --spm data/spm1/spm.model --start-step 4000 --steps $(STAGE1_STEP); fi
 	cp runs/everyday1/config.json runs/everyday1/spm.model runs/stage1-end/
 	cp runs/everyday1/snapshots/step_$$(printf %07d $(STAGE1_STEP)).safetensors runs/stage1-end/model.safetensors
 	$(PY) -m training.vocab_transfer --model runs/stage1-end --spm data/spm/spm.model --out runs/transfer
-	$(PY) -m training.train --corpus data/corpus --out runs/everyday --resume $(VALID) --steps $(SHIPPED_STEP) || \
+	if [ -f runs/everyday/checkpoint.pt ]; then \
+	  $(PY) -m training.train --corpus data/corpus --out runs/everyday --resume $(VALID) --steps $(SHIPPED_STEP); else \
 	  $(PY) -m training.train --corpus data/corpus --out runs/everyday $(VALID) \
-	    --init runs/transfer --spm data/spm/spm.model --start-step $(STAGE1_STEP) --steps $(SHIPPED_STEP)
+	    --init runs/transfer --spm data/spm/spm.model --start-step $(STAGE1_STEP) --steps $(SHIPPED_STEP); fi
+
+# The same architecture, mixture and tokenizer from scratch, without the warm start (issue 29: the
+# paper trains from scratch). Hours of CPU: it resumes exactly where it stopped, run after run.
+train-scratch: $(STAMP)  ## train the shipped architecture from scratch on data/corpus (resumes; many hours on CPU)
+	@test -f data/corpus/valid-everyday.en || $(MAKE) data
+	if [ -f runs/scratch/checkpoint.pt ]; then \
+	  $(PY) -m training.train --corpus data/corpus --out runs/scratch --resume $(VALID); else \
+	  $(PY) -m training.train --corpus data/corpus --out runs/scratch $(VALID) --spm data/spm/spm.model; fi
 
 train-numbers: $(STAMP)  ## retrain the numbers model from scratch into pretrained/numbers (~16 min on 2 cores)
 	$(PY) -m training.numbers.train --out pretrained/numbers
