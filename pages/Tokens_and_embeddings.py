@@ -9,7 +9,7 @@ from ui.frame import header
 header("Tokens & embeddings", icon=":material/text_fields:")  # on screen while PyTorch is imported
 from transformer.analysis import inputs as analysis  # noqa: E402
 from ui import model as model_io  # noqa: E402
-from ui.layout import require_sentence, setup, show_figure  # noqa: E402
+from ui.layout import require_sentence, setup, show_figure, show_table  # noqa: E402
 from ui.state import url_widget  # noqa: E402
 from viz import embeddings as viz_embed  # noqa: E402
 from viz.labels import WORD_START, token_labels  # noqa: E402
@@ -32,14 +32,13 @@ st.markdown(
     "spelled as its UTF-8 bytes (`<0xF0>` …) where the tokenizer allows it. The encoder input ends with "
     "`</s>`, the end-of-sentence token. Each piece is then just a number: its **id**."
 )
-st.dataframe(
+show_table(
     {
         "position": list(range(len(pieces))),
         "piece": pieces,
         "id": trace.src_ids,
         "starts a word": ["yes" if piece.startswith(WORD_START) else "" for piece in pieces],
     },
-    hide_index=True,
     key="tokens_table",
 )
 st.caption(f"{len(pieces)} tokens, `</s>` included. The same piece always gets the same id.")
@@ -70,7 +69,7 @@ st.markdown(
     "sines and cosines between −1 and 1; without the scaling the position signal could drown out the "
     "word, after it both have a similar size (the numbers below show the sizes in this model)."
 )
-cols = [c for row in (st.columns(2), st.columns(2)) for c in row] if p.sel.presenter else st.columns(4)
+cols = [c for row in (st.columns(2), st.columns(2)) for c in row]  # two by two: four cut the labels at 1024
 cols[0].metric("√d_model", f"{sizes.sqrt_d_model:.3f}")
 cols[1].metric("typical entry of E[x] (RMS)", f"{sizes.rms_embed:.4f}")
 cols[2].metric("typical entry of E[x]·√d_model", f"{sizes.rms_scaled:.4f}")

@@ -16,7 +16,7 @@ st.markdown(
     "the paper says. Edit any input and every step updates."
 )
 from ui import worked  # noqa: E402
-from ui.layout import setup, show_figure  # noqa: E402
+from ui.layout import setup, show_figure, show_table  # noqa: E402
 from ui.state import url_widget  # noqa: E402
 from viz import worked as viz_worked  # noqa: E402
 
@@ -115,11 +115,11 @@ with tab_norm:
         except ValueError as err:
             st.error(f"{err}.")
         else:
-            st.dataframe({
+            show_table({
                 "step": ["mean", "variance (÷ n)", "standard deviation", "normalised"],
                 "value": [f"{ln.mean:.4f}", f"{ln.variance:.4f}", f"{ln.std:.4f}",
                           ", ".join(f"{x:.2f}" for x in ln.normalised.tolist())],
-            }, hide_index=True, key="wk_ln_table")
+            }, key="wk_ln_table")
             show_figure(viz_worked.layer_norm_bars(ln.x, ln.normalised, cat), key="wk_ln_bars",
                         caption="With [3, 5, 2, 8]: mean 4.5, variance 5.25, standard deviation ≈ 2.29, "
                                 "so (3 − 4.5) / 2.29 ≈ −0.65 and so on.")
@@ -139,8 +139,8 @@ with tab_heads:
     url_widget("h", "wk_heads", 8, [1, 2, 4, 8, 16])
     n_heads = cols[2].selectbox("heads h", [1, 2, 4, 8, 16], key="wk_heads")
     rows = worked.multihead_shapes(int(tokens), d_model, n_heads)
-    st.dataframe({"step": [r[0] for r in rows], "shape": [" × ".join(map(str, r[1])) for r in rows]},
-                 hide_index=True, key="wk_shapes")
+    show_table({"step": [r[0] for r in rows], "shape": [" × ".join(map(str, r[1])) for r in rows]},
+               key="wk_shapes")
     st.caption(f"d_k = {d_model} / {n_heads} = {d_model // n_heads}. The batch dimension is left out; "
                "per-head shapes are (h, T, ·).")
 
@@ -151,11 +151,11 @@ with tab_table:
         "**Sequential operations** count the steps that must wait for each other; **maximum path "
         "length** is how many layers a signal needs to connect two far-apart positions."
     )
-    st.dataframe({"layer type": [t.name for t in worked.TABLE_1],
-                  "complexity per layer": [t.complexity for t in worked.TABLE_1],
-                  "sequential operations": [t.sequential for t in worked.TABLE_1],
-                  "maximum path length": [t.path_length for t in worked.TABLE_1]},
-                 hide_index=True, key="wk_table1")
+    show_table({"layer type": [t.name for t in worked.TABLE_1],
+                "complexity per layer": [t.complexity for t in worked.TABLE_1],
+                "sequential operations": [t.sequential for t in worked.TABLE_1],
+                "maximum path length": [t.path_length for t in worked.TABLE_1]},
+               key="wk_table1")
     cols = st.columns(3)
     url_widget("d", "wk_d", 512, [64, 128, 256, 512, 1024, 2048])
     d = cols[0].select_slider("d", [64, 128, 256, 512, 1024, 2048], key="wk_d")

@@ -11,7 +11,7 @@ import streamlit as st
 
 from transformer.analysis.decoding import rank_heads, words
 from transformer.trace import Trace
-from ui.layout import Page, show_figure
+from ui.layout import Page, show_figure, show_table
 from ui.state import url_widget
 from ui.uniform import uniform_note
 from viz import paper
@@ -41,8 +41,8 @@ def head_finder(p: Page, trace: Trace, head_names: list[str]) -> None:
     k_word = cols[1].selectbox("Key word (attended to)", options, format_func=lambda i: names[i],
                                key="finder_key")
     ranking = rank_heads(trace, word_list[q_word].positions, word_list[k_word].positions)
-    st.dataframe(paper.ranking_rows(ranking, sel.show_layer, sel.show_head, limit=10), hide_index=True,
-                 width="stretch")
+    show_table(paper.ranking_rows(ranking, sel.show_layer, sel.show_head, limit=10), key="finder_ranking",
+               width="stretch")
     st.caption(f"The 10 strongest of {len(ranking)} heads (all layers). {numbering}")
     best = ranking[0]
     show_figure(

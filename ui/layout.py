@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import math
+import re
 from dataclasses import dataclass, replace
 
 import streamlit as st
@@ -111,6 +112,29 @@ h3 { font-size: 1.7rem !important; }
 [data-testid="stSidebarNav"] span, [data-testid="stSidebarNavLink"] span {
   font-size: 1.2rem !important; white-space: normal !important; overflow: visible !important;
 }
+[data-testid="stTable"] td, [data-testid="stTable"] th { font-size: 1.35rem !important; }
+[data-baseweb="select"] *, [data-baseweb="popover"] li, [data-tag] span,
+input, textarea { font-size: 1.35rem !important; }
+[data-testid="stSliderThumbValue"], [data-testid="stSliderTickBarMin"],
+[data-testid="stSliderTickBarMax"] { font-size: 1.2rem !important; }
+</style>
+"""
+# Static styling on every page (no user text ever goes through HTML). A tab bar and a multiselect's
+# chips wrap onto another line instead of scrolling sideways (the head inspector's last tab was cut
+# after "Pr" at 1024 px, "Heads to draw" showed 4½ of its 8 chips). On a screen narrower than 1280 px,
+# columns that hold figures stand one under another: each figure then has the main column's width
+# (about 560 px at 1024 with the sidebar open) instead of half of it, where figures built for half of
+# the 980-px column at 1440 (`column_width`) were squeezed, their labels run together, titles cut.
+LAYOUT_CSS = """
+<style>
+[data-testid="stTabs"] [role="tablist"] { flex-wrap: wrap !important; row-gap: 0.3rem; }
+[data-testid="stMultiSelectTagsContainer"] { flex-wrap: wrap !important; }
+@media (max-width: 1279px) {
+  [data-testid="stHorizontalBlock"]:has([data-testid="stPlotlyChart"]) { flex-wrap: wrap !important; }
+  [data-testid="stHorizontalBlock"]:has([data-testid="stPlotlyChart"]) > [data-testid="stColumn"] {
+    flex: 1 1 100% !important; min-width: 100% !important;
+  }
+}
 </style>
 """
 PRESENTER_FONT = 1.5  # figure text in presenter mode, relative to Plotly's default sizes
@@ -154,6 +178,7 @@ def setup(snapshots: bool = False) -> Page:
         sel = replace(sel, layer=min(sel.layer, cfg.n_layers - 1), head=min(sel.head, cfg.n_heads - 1))
         st.session_state[state.KEY] = sel
     sel = _sidebar(sel, lm)
+    st.html(LAYOUT_CSS)
     if sel.presenter:
         st.html(PRESENTER_CSS)
     state.sync_url(sel)
@@ -368,6 +393,39 @@ def for_display(fig, sel: Selection | None = None):
     if sel is not None and sel.presenter:
         fig = presenter_fonts(fig, PRESENTER_FONT, PRESENTER_WIDTH)
     return fig
+
+
+# Text st.table would read as Markdown: any ASCII punctuation mark (CommonMark lets each be escaped with
+# a backslash), and the starts of GFM's bare links (http://, www., name@host), which escaping does not
+# stop: an invisible word joiner (U+2060) goes inside them.
+_PUNCTUATION = re.compile(r"([!-/:-@\[-`{-~])")
+_BARE_LINK = re.compile(r"(?i)(?<=www)(?=\.)|(?<=:)(?=//)|(?<=@)")
+
+
+def literal_markdown(text: str) -> str:
+    """`text` as Markdown that shows exactly `text` (pieces such as `</s>`, `**`, `:red[x]`, a URL)."""
+    return _PUNCTUATION.sub(r"\\\1", _BARE_LINK.sub("\u2060", " ".join(text.splitlines())))
+
+
+def show_table(data, key: str, **dataframe_args) -> None:
+    """A table (a dict of columns, or a list of row dicts, as `st.dataframe` takes them).
+
+    An `st.dataframe` (sortable, scrolls), except in presenter mode: a data frame is drawn on a canvas
+    whose small text no CSS reaches, so there it is an `st.table`, which the presenter CSS enlarges.
+    `st.table` reads its cells as Markdown: text cells go through `literal_markdown`, so text from the
+    reader or the model shows as typed, never as formatting, links or HTML. `dataframe_args`: for
+    `st.dataframe` (e.g. `width="stretch"`).
+    """
+    import pandas as pd
+
+    sel = st.session_state.get(state.KEY)
+    if not (sel is not None and sel.presenter):
+        st.dataframe(data, hide_index=True, key=key, **dataframe_args)
+        return
+    frame = pd.DataFrame(data)
+    frame = frame.map(lambda v: literal_markdown(v) if isinstance(v, str) else v)
+    frame.columns = [literal_markdown(str(c)) for c in frame.columns]
+    st.table(frame, hide_index=True)
 
 
 def show_figure(fig, key: str, caption: str | None = None, export: bool = True,
