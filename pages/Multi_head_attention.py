@@ -117,19 +117,18 @@ def heads_view() -> None:
         "head. It opens on the lines leaving one query token, the first word (eight heads × every token "
         "is a thicket); pick another token, or **all tokens** for the whole picture."
     )
-    cols = st.columns([2, 3])
     all_heads = list(range(p.n_heads))
     url_widget("heads", "mh_heads", all_heads, all_heads, offset=int(sel.one_based))
-    chosen_heads = cols[0].multiselect(
-        "Heads to draw", all_heads, format_func=lambda h: head_names[h], key="mh_heads"
-    )
+    chosen_heads = st.multiselect(  # a row of its own, chips named by number: all eight show
+        f"Heads to draw ({sel.numbering})", all_heads, format_func=lambda h: f"{sel.show_head(h)}",
+        key="mh_heads")
     pieces = tr.query_pieces(sel.stack)
     first_word = next((i for i, piece in enumerate(pieces) if piece not in SPECIAL_PIECES), 0)
     token_options = [None, *range(len(q_labels))]  # None: all tokens
     token_key = "mh_token"
     url_widget("tok", token_key, first_word, token_options)
     q_names = choices(q_labels)
-    token = cols[1].selectbox(
+    token = st.selectbox(
         "Query token",
         token_options,
         key=token_key,

@@ -22,7 +22,7 @@ from transformer.analysis.decoding import find_word, rank_heads, words  # noqa: 
 from ui import model as model_io  # noqa: E402
 from ui import paper as evidence  # noqa: E402
 from ui.head_finder import head_finder  # noqa: E402
-from ui.layout import figure_columns, layer_slider, setup, show_figure  # noqa: E402
+from ui.layout import column_width, figure_columns, layer_slider, setup, show_figure  # noqa: E402
 from ui.state import url_widget  # noqa: E402
 from ui.uniform import focus_default, focus_text, grid, heads_by_focus, uniform_note  # noqa: E402
 from viz import paper  # noqa: E402
@@ -89,7 +89,7 @@ show_figure(
 )
 show_figure(
     paper.query_rows_heatmap(weights3, labels3, query3, head_names, f"The same weights as a heatmap: {where}",
-                             colorscale=p.colors["sequential"]),
+                             colorscale=p.colors["sequential"], max_width=column_width(1)),
     key="paper_fig3_heatmap",
     caption=numbering,
 )

@@ -8,8 +8,21 @@ from __future__ import annotations
 import numpy as np
 import plotly.graph_objects as go
 
-from viz.heatmap import TITLE_STANDOFF, fixed_margins
+from viz.heatmap import AXIS_TITLE_FONT, TICK_FONT, fixed_margins
 from viz.multihead import as_stack
+
+# The "dimension" under each panel is an annotation AXIS_TITLE_SHIFT px below the plot, not an axis
+# title: in Streamlit's chart theme a title with a standoff (and no automargin) was drawn over the tick
+# numbers (5 px of overlap measured in Chromium, issue 30 screenshot review); an annotation's place
+# is fixed in px. In that theme the numbers end TICK_FONT + 20 px under the plot (measured); the title
+# starts 8 px lower. Presenter mode scales the shift with the text (`viz.present.presenter_fonts`).
+AXIS_TITLE_SHIFT = -(TICK_FONT + 28)
+_SUBSCRIPTS = str.maketrans("0123456789", "₀₁₂₃₄₅₆₇₈₉")
+
+
+def _sub(number: int) -> str:
+    """A number as subscript digits, as the paper writes head₁ … head_h (8 → "₈")."""
+    return str(number).translate(_SUBSCRIPTS)
 
 
 def concat_figure(
@@ -48,7 +61,8 @@ def concat_figure(
             c,
             [0.0, 0.34],
             list(labels),
-            f"Concat(head₁…head_{n_heads})<br>{n_tok} × {n_heads}·{d_v} = {n_tok} × {c.shape[1]}",
+            f"Concat(head{_sub(1)}…head{_sub(n_heads)})<br>"
+            f"{n_tok} × {n_heads}·{d_v} = {n_tok} × {c.shape[1]}",
             "token %{y}<br>dim %{x}<br>value = %{z:.4f}",
         ),
         (
@@ -118,9 +132,10 @@ def concat_figure(
         )
         # Horizontal tick labels, few enough not to be turned (the margin below is sized for them).
         layout[f"xaxis{suffix}"] = dict(domain=domain, anchor=f"y{suffix}", automargin=False, tickangle=0,
-                                        nticks=5, title=dict(text="dimension", standoff=TITLE_STANDOFF))
-        if i == 0:  # ticks show the dimension's number where each head's block starts; hover adds the head
-            step = d_v
+                                        nticks=5)
+        if i == 0:  # ticks show the dimension's number where every other head's block starts (h1, h2 …
+            # above the panel name each block; a number per block ran together in a 560-px column)
+            step = d_v * (2 if n_heads > 4 else 1)
             layout["xaxis"].update(
                 type="category", tickmode="array", tickvals=concat_dims[::step],
                 ticktext=[str(j) for j in range(0, c.shape[1], step)],
@@ -132,6 +147,9 @@ def concat_figure(
             showticklabels=i != 2,
             automargin=False,  # the margins are sized below
         )
+        annotations.append(dict(text="dimension", x=sum(domain) / 2, y=0.0, xref="paper",
+                                yref=f"y{suffix} domain", yanchor="top", yshift=AXIS_TITLE_SHIFT,
+                                showarrow=False, font=dict(size=AXIS_TITLE_FONT)))
         annotations.append(
             dict(
                 text=panel_title,
@@ -189,7 +207,7 @@ def concat_figure(
     # Ticks: the concat's tokens on the left, dimension numbers along the bottom; under them W^O's
     # colour bar (about 45 px with its tick labels).
     margin = fixed_margins([str(c.shape[1])], list(labels), "dimension", "", x_angle=0)
-    margin["b"] += 45
+    margin["b"] += 45 + 12  # W^O's colour bar, and the title's place under the numbers
     layout.update(
         title=dict(text=title),
         height=max(380, 16 * n_tok + 260),

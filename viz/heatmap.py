@@ -36,6 +36,8 @@ COLORBAR_PAD = 6  # px between the matrix and its colour bar
 COLORBAR_TICK_LEN = 5  # px: Plotly's tick marks on the bar
 MIN_WIDTH = 420  # px: narrower, a small matrix (4 × 5 tokens) gets larger cells, so that titles fit
 FEW = 16  # categories (heads, layers) that are all ticked, however small their rows
+MIN_TICK_FONT = 10  # px: the smallest tick label (issue 30); a crowded axis shrinks its labels to it
+LABEL_GAP = 1.2  # neighbouring tick labels are this many times their font size apart, or they touch
 MAX_CELL = 60  # px: the largest cell that growth gives
 MAX_HEIGHT = 900  # px
 TITLE_FONT = 16  # px: the figure title in Streamlit's chart theme
@@ -315,7 +317,8 @@ def heatmap(
         xaxis=xaxis,
         yaxis=yaxis,
     )
-    return go.Figure(data=[go.Heatmap(**{**trace, **trace_style})], layout={**layout, **(layout_style or {})})
+    fig = go.Figure(data=[go.Heatmap(**{**trace, **trace_style})], layout={**layout, **(layout_style or {})})
+    return fit_ticks(fig) if square else fig
 
 
 def _square_size(shape: tuple[int, int], margin: dict, title: str, cell: int,
@@ -327,6 +330,11 @@ def _square_size(shape: tuple[int, int], margin: dict, title: str, cell: int,
     gets larger cells instead (up to MAX_CELL), so that a 4 × 5 matrix is not a stamp beside a title;
     one wider than `max_width` smaller cells. The title is wrapped to the width, and the figure grows
     by the lines that adds.
+
+    A matrix that stays narrower than the figure (one or two columns, which keep their cells rather
+    than grow into a pillar, or cells held at MAX_CELL) leaves room over: it goes to the right margin
+    (`margin["r"]` grows, in place), beyond the colour bar, so the plot area is still the matrix and
+    its bar stands beside its last column (it stood at the figure's right edge, 300 px away).
     """
     n_rows, n_cols = shape
     plot = square_height(n_rows, cell) - title_margin(wrap_title(title)) - margin["b"]  # plot height
@@ -336,9 +344,73 @@ def _square_size(shape: tuple[int, int], margin: dict, title: str, cell: int,
                              MAX_HEIGHT - 120 - margin["b"]))
     if max_width and sides + plot / n_rows * n_cols > max_width:
         plot = (max_width - sides) / n_cols * n_rows
-    width = max(min(MIN_WIDTH, max_width or MIN_WIDTH), math.ceil(sides + plot / n_rows * n_cols))
+    plot = math.floor(plot)  # whole px: the figure's height is exact, and the width follows from it
+    needed = math.ceil(sides + plot / n_rows * n_cols)
+    width = max(min(MIN_WIDTH, max_width or MIN_WIDTH), needed)
+    margin["r"] += width - needed
     title = wrap_title(title, _title_chars(width))
     return math.ceil(plot + title_margin(title) + margin["b"]), width, title
+
+
+def _fitting(labels: list[str], spacing: float, size: float, angle: float) -> tuple[float, float]:
+    """(font size, angle) at which tick labels `spacing` px apart do not touch: the given ones where
+    they fit; else turned further (0° → −45° → −90°; upright, neighbours are a whole spacing apart,
+    at −45° only 0.71 of it); else upright and smaller, down to MIN_TICK_FONT (never larger)."""
+
+    def fits(at: float, px: float) -> bool:
+        if at % 180 == 0:  # horizontal text along the axis: each label needs its own width
+            return spacing >= max(text_width(label, px) for label in labels) + px / 2
+        return spacing * abs(math.sin(math.radians(at))) >= LABEL_GAP * px
+
+    for at in [angle] + [a for a in (-45.0, -90.0) if abs(a) > abs(angle)]:
+        if fits(at, size):
+            return size, at
+    return max(MIN_TICK_FONT, min(size, math.floor(spacing / LABEL_GAP))), -90.0
+
+
+def fit_ticks(fig: go.Figure) -> go.Figure:
+    """Tick labels of a square-celled heatmap that do not touch their neighbours (in place).
+
+    Every token keeps its label (issue 30: rotate, never skip). Where the cells are too narrow for the
+    labels at their angle, the x labels turn upright, and where even that is too tight (38 keys in an
+    860-px figure at presenter size) they get smaller, to MIN_TICK_FONT at the least; rows too low for
+    their labels' size get smaller labels the same way. The margins follow the labels, the plot stays:
+    the figure grows or shrinks by as much. Other figures are returned unchanged.
+    """
+    layout = fig.layout
+    heats = [t for t in fig.data if t.type == "heatmap"]
+    if len(heats) != 1 or layout.width is None or layout.height is None or layout.yaxis.scaleanchor != "x":
+        return fig  # not one square-celled matrix (a grid of them labels its outer panels only)
+    heat = heats[0]
+    n_rows, n_cols = np.shape(heat.z)
+    margin = layout.margin
+    cell = (layout.height - margin.t - margin.b) / max(n_rows, 1)
+    for axis, values, count in ((layout.xaxis, heat.x, n_cols), (layout.yaxis, heat.y, n_rows)):
+        if axis.showticklabels is False or axis.tickmode != "array" or not axis.tickvals:
+            continue  # no labels, or Plotly's own choice of ticks
+        labels = drawn_ticks(axis.to_plotly_json(), values if values is not None else [])
+        size = axis.tickfont.size or TICK_FONT
+        angle = float(axis.tickangle) if isinstance(axis.tickangle, (int, float)) else 0.0
+        spacing = cell * count / len(axis.tickvals)
+        if axis is layout.yaxis:  # horizontal labels, one per row: only their size can change
+            new_size = size if spacing >= LABEL_GAP * size else max(
+                MIN_TICK_FONT, min(size, math.floor(spacing / LABEL_GAP)))
+            new_angle = angle
+        else:
+            new_size, new_angle = _fitting(labels, spacing, size, angle)
+        if (new_size, new_angle) == (size, angle):
+            continue
+        axis.tickfont.size, axis.tickangle = new_size, new_angle
+        if axis is layout.xaxis:
+            grow = math.ceil(tick_depth(labels, new_size, new_angle) - tick_depth(labels, size, angle))
+            margin.b += grow
+            layout.height += grow
+        else:
+            widest = max((text_width(label, new_size) for label in labels), default=0.0)
+            grow = math.ceil(widest - max((text_width(label, size) for label in labels), default=0.0))
+            margin.l += grow
+            layout.width += grow
+    return fig
 
 
 def drawn_ticks(axis: dict, categories) -> list[str]:

@@ -21,6 +21,8 @@ import re
 import numpy as np
 import plotly.graph_objects as go
 
+from viz.heatmap import title_margin, wrap_title
+
 # Lines are grouped into this many opacity levels: one Plotly trace per (head, level) instead of one
 # per line keeps a 60-token sentence (8 x 60 x 60 lines) quick to draw.
 LEVELS = 10
@@ -145,18 +147,18 @@ def head_view(
         )
     data.append(_token_column(query_labels, 0.0, "right", query))
     data.append(_token_column(key_labels, 1.0, "left", None))
+    # Wrapped: Plotly cuts a long title ("…, head 8, all toker" in a 560-px column at 1024 px).
+    title = (f"{wrap_title(title)}<br><sup>left: queries (attending) · right: keys (attended to) · "
+             "stronger weight = darker, thicker line</sup>")
     layout = dict(
-        title=dict(
-            text=f"{title}<br><sup>left: queries (attending) · right: keys (attended to) · "
-            "stronger weight = darker, thicker line</sup>"
-        ),
+        title=dict(text=title),
         xaxis=dict(visible=False, range=[-0.45, 1.45]),
         yaxis=dict(visible=False, autorange="reversed"),
         height=max(400, 22 * max(n_q, n_k) + 120),
         plot_bgcolor="white",
         hovermode="closest",
         legend=dict(title=dict(text="head"), orientation="h", y=-0.02),
-        margin=dict(l=10, r=10, t=80, b=10),
+        margin=dict(l=10, r=10, t=title_margin(title), b=10),
     )
     return go.Figure(data=data, layout=layout)
 

@@ -47,15 +47,20 @@ def figure_full(
 
 
 def query_rows_heatmap(
-    patterns, labels: list[str], query: int, head_names: list[str], title: str, colorscale: str = "Blues"
+    patterns, labels: list[str], query: int, head_names: list[str], title: str, colorscale: str = "Blues",
+    max_width: int | None = None,
 ) -> go.Figure:
-    """patterns: (H, T, T) -> for token `query`: rows = heads, columns = keys (its row in each head)."""
+    """patterns: (H, T, T) -> for token `query`: rows = heads, columns = keys (its row in each head).
+
+    `max_width`: the column it is drawn in (px); its cells, and so the room for each key's label, are
+    what fits there (`viz.heatmap.fit_ticks` turns crowded labels upright rather than skip any)."""
     z = as_stack(patterns, 3)
     if not 0 <= query < z.shape[1]:
         raise ValueError(f"query {query} out of range 0..{z.shape[1] - 1}")
     if len(labels) != z.shape[2] or len(head_names) != z.shape[0]:
         raise ValueError("labels and head names must match the weights")
-    fig = attention_heatmap(z[:, query, :], list(head_names), list(labels), title, colorscale)
+    fig = attention_heatmap(z[:, query, :], list(head_names), list(labels), title, colorscale,
+                            max_width=max_width)
     fig.update_layout(
         title=f"{title}<br><sup>rows = heads (the weights of the query token "
         f"{_quote(labels[query])} in each head), columns = keys (attended to)</sup>"
