@@ -22,10 +22,17 @@ from transformer.analysis.decoding import step_from_trace, step_limit  # noqa: E
 from ui import generation, state  # noqa: E402
 from ui import model as model_io  # noqa: E402
 from ui.generation import TOP_K  # noqa: E402
-from ui.layout import figure_columns, fresh, require_sentence, setup, show_figure  # noqa: E402
+from ui.layout import fresh, require_sentence, setup, show_figure  # noqa: E402
 from ui.rows import WRITES_NOTE  # noqa: E402
 from ui.uniform import uniform_note  # noqa: E402
 from viz import decoding as dec_viz  # noqa: E402
+
+# The newest query's rows, tab by tab: figure name, attention kind, whether it shows the chosen layer.
+ROW_TABS = {
+    "Cross-attention, this layer": ("cross", "cross", True),
+    "Self-attention, this layer": ("self", "self", True),
+    "Cross-attention, layer by layer": ("layers", "cross", False),
+}
 
 PAGE = setup(snapshots=True)
 model_io.step_slider()  # the numbers model ships weights from earlier training steps
@@ -89,9 +96,12 @@ def decoder_view() -> None:
         displayed=True,
     )
     uniform_note(tr, "decoder", "cross", layer)
-    with st.expander("Cross-attention head by head"):
-        show_figure(cross["heads"], key="dec_cross_heads", caption=f"{WRITES_NOTE} {numbering}",
-                    displayed=True)
+    # Figures a reader opens are drawn when opened (`on_change="rerun"`): a closed expander or tab would
+    # still draw its figure, and every figure drawn makes a new browser session wait for it.
+    with st.expander("Cross-attention head by head", key="dec_heads_open", on_change="rerun") as box:
+        if box.open:
+            show_figure(cross["heads"], key="dec_cross_heads", caption=f"{WRITES_NOTE} {numbering}",
+                        displayed=True)
 
     st.header("Generating, one token at a time")
     st.markdown(
@@ -144,15 +154,13 @@ def decoder_view() -> None:
             "The highlighted bar is the one greedy decoding appends.",
             displayed=True,
         )
-    cols = figure_columns(2)
-    with cols[0]:
-        show_figure(figs["self"], key="dec_step_self", displayed=True)
-        uniform_note(step_tr, "decoder", "self", layer)
-    with cols[1]:
-        show_figure(figs["cross"], key="dec_step_cross", displayed=True)
-        uniform_note(step_tr, "decoder", "cross", layer)
-    show_figure(figs["layers"], key="dec_step_layers", caption=numbering, displayed=True)
-    uniform_note(step_tr, "decoder", "cross", None)
+    st.markdown("The newest query's new row in each attention (one tab at a time):")
+    tabs = st.tabs(list(ROW_TABS), key="dec_rows", on_change="rerun")
+    for tab, (name, kind, one_layer) in zip(tabs, ROW_TABS.values()):
+        if tab.open:
+            with tab:
+                show_figure(figs[name], key=f"dec_step_{name}", caption=numbering, displayed=True)
+                uniform_note(step_tr, "decoder", kind, layer if one_layer else None)
 
 
 decoder_view()
@@ -167,12 +175,11 @@ st.markdown(
 )
 result = model_io.translate(PAGE.lm.model_id, PAGE.src.text)
 if result["beam"]:
-    st.dataframe(dec_viz.beam_rows(result["beam"]), hide_index=True, width="stretch")
-    show_figure(
-        dec_viz.beam_figure(
-            result["beam"], "Beam candidates (higher is better)", color=PAGE.colors["categorical"][0]
-        ),
-        key="dec_beam",
-    )
+    # A plain table: a few rows need no scrollable grid (st.dataframe loads ~1.5 MB more script).
+    st.table(dec_viz.beam_rows(result["beam"]), hide_index=True)
+    with st.expander("The same scores as bars", key="dec_beam_open", on_change="rerun") as box:
+        if box.open:
+            show_figure(dec_viz.beam_figure(result["beam"], "Beam candidates (higher is better)",
+                                            color=PAGE.colors["categorical"][0]), key="dec_beam")
 st.caption("Greedy translation, for comparison:")
 st.text(result["greedy"]["text"] if result["greedy"] else "")

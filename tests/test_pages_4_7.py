@@ -189,15 +189,13 @@ def decoded_prefix(at: AppTest) -> str:
 
 def test_page6_next_token_extends_the_prefix_by_one_and_reset_clears_it():
     at = open_page(PAGE6)
-    shown = charts(at)
-    assert {
-        "dec_self",
-        "dec_cross_avg",
-        "dec_topk",
-        "dec_step_self",
-        "dec_step_cross",
-        "dec_beam",
-    } <= shown.keys()
+    assert {"dec_self", "dec_cross_avg", "dec_topk", "dec_step_cross"} <= charts(at).keys()
+    # Figures behind a closed expander or tab are drawn only when opened (one tab at a time).
+    assert not {"dec_cross_heads", "dec_step_self", "dec_step_layers", "dec_beam"} & charts(at).keys()
+    at.session_state["dec_heads_open"] = at.session_state["dec_beam_open"] = True
+    at.session_state["dec_rows"] = "Self-attention, this layer"
+    shown = charts(rerun(at))
+    assert {"dec_cross_heads", "dec_step_self", "dec_beam"} <= shown.keys()
     self_attn = z_of(shown["dec_self"])
     assert np.isnan(self_attn[np.triu_indices_from(self_attn, k=1)]).all()  # the causal mask is visible
     assert decoded_prefix(at).startswith("Decoder input after 0 step(s): <s>")
@@ -240,7 +238,7 @@ def test_page6_layer_and_head_change_the_data():
 
 def test_page6_beam_table_lists_candidates_best_first():
     at = open_page(PAGE6)
-    table = at.dataframe[0].value
+    table = at.table[0].value
     assert list(table["rank"]) == list(range(1, len(table) + 1))
     scores = list(table["score = log P / lp"])
     assert scores == sorted(scores, reverse=True)
