@@ -159,13 +159,15 @@ def steps_view() -> None:
         ("decoder", "cross"): "Encoder-decoder attention only blocks source padding. Every decoder position "
         "may look at every source token.",
     }[(sel.stack, sel.kind)]
+    blocks = (sel.stack, sel.kind) == ("decoder", "self")  # one sentence, no padding: only causal blocks
     step(
         "4 · The mask",
         r"M_{ij} = \begin{cases} 0 & \text{if } i \text{ may attend to } j \\ -\infty & \text{otherwise}"
         r"\end{cases}",
         mask_text + " Blocked cells get −∞, so after the softmax their weight is exactly 0.",
-        ["mask", "masked"],
-        "Gaps marked −∞ (blocked) on hover.",
+        ["mask", "masked"] if blocks else ["mask"],  # nothing blocked: the masked scores are step 3's
+        "Gaps marked −∞ (blocked) on hover." if blocks else "Nothing is blocked here, so the scores after "
+        "the mask are exactly step 3's scores (the decoder's self-attention shows both).",
     )
     step(
         "5 · Softmax: scores become weights",

@@ -25,8 +25,9 @@ PAGE2 = str(ROOT / "pages" / "Positional_encoding.py")
 PAGE3 = str(ROOT / "pages" / "Attention_step_by_step.py")
 TIMEOUT = 60
 NEW_SENTENCE = "Birds sing."
-# Q, K and V are one figure of three panels ("qkv"; three figures in presenter mode).
-STEP_KEYS = ("qkv", "qk", "scores", "mask", "masked", "pattern", "z")
+# Q, K and V are one figure of three panels ("qkv"; three figures in presenter mode). The scores after
+# the mask are drawn only where the mask blocks something (the decoder's self-attention).
+STEP_KEYS = ("qkv", "qk", "scores", "mask", "pattern", "z")
 
 
 @pytest.fixture(autouse=True, scope="module")
@@ -160,7 +161,8 @@ def test_page2_new_sentence_changes_the_tokens():
 def test_page3_shows_every_step_and_follows_layer_and_head():
     at = open_page(PAGE3)
     figs = charts(at)
-    assert {f"steps_{k}" for k in STEP_KEYS} <= set(figs)
+    assert {f"steps_{k}" for k in STEP_KEYS} <= set(figs) and "steps_masked" not in figs  # encoder
+    assert "steps_masked" in charts(open_page(PAGE3, stack="decoder", kind="self"))  # causal: it blocks
     pattern = array(figs["steps_pattern"]["data"][0]["z"])
     np.testing.assert_allclose(pattern.sum(axis=1), 1.0, atol=1e-4)
     # Rows = queries, columns = keys, stated on the matrix figures.
