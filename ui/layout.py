@@ -416,16 +416,22 @@ def show_table(data, key: str, **dataframe_args) -> None:
     reader or the model shows as typed, never as formatting, links or HTML. `dataframe_args`: for
     `st.dataframe` (e.g. `width="stretch"`).
     """
-    import pandas as pd
-
     sel = st.session_state.get(state.KEY)
     if not (sel is not None and sel.presenter):
         st.dataframe(data, hide_index=True, key=key, **dataframe_args)
         return
+    st.table(literal_table(data), hide_index=True)
+
+
+def literal_table(data):
+    """`data` (as `st.dataframe` takes it) as a pandas DataFrame for `st.table`, whose text cells and
+    column names show as typed (`literal_markdown`): `st.table` reads every cell as Markdown."""
+    import pandas as pd
+
     frame = pd.DataFrame(data)
     frame = frame.map(lambda v: literal_markdown(v) if isinstance(v, str) else v)
     frame.columns = [literal_markdown(str(c)) for c in frame.columns]
-    st.table(frame, hide_index=True)
+    return frame
 
 
 def show_figure(fig, key: str, caption: str | None = None, export: bool = True,
