@@ -22,7 +22,7 @@ from transformer.analysis.decoding import step_from_trace, step_limit  # noqa: E
 from ui import generation, state  # noqa: E402
 from ui import model as model_io  # noqa: E402
 from ui.generation import TOP_K  # noqa: E402
-from ui.layout import fresh, require_sentence, setup, show_figure  # noqa: E402
+from ui.layout import fresh, literal_table, require_sentence, setup, show_figure  # noqa: E402
 from ui.rows import WRITES_NOTE  # noqa: E402
 from ui.uniform import uniform_note  # noqa: E402
 from viz import decoding as dec_viz  # noqa: E402
@@ -176,7 +176,8 @@ st.markdown(
 result = model_io.translate(PAGE.lm.model_id, PAGE.src.text)
 if result["beam"]:
     # A plain table: a few rows need no scrollable grid (st.dataframe loads ~1.5 MB more script).
-    st.table(dec_viz.beam_rows(result["beam"]), hide_index=True)
+    # st.table reads cells as Markdown; the model's own text must show as written (literal_table).
+    st.table(literal_table(dec_viz.beam_rows(result["beam"])), hide_index=True)
     with st.expander("The same scores as bars", key="dec_beam_open", on_change="rerun") as box:
         if box.open:
             show_figure(dec_viz.beam_figure(result["beam"], "Beam candidates (higher is better)",

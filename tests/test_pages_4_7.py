@@ -21,7 +21,7 @@ from transformer import decoding
 from transformer.analysis import heads
 from ui import model as model_io
 from ui import uniform
-from ui.layout import PRESETS
+from ui.layout import PRESETS, literal_markdown
 from viz.labels import plain, readable
 from viz.palette import PALETTES, diverging_note
 
@@ -240,8 +240,12 @@ def test_page6_beam_table_lists_candidates_best_first():
     at = open_page(PAGE6)
     table = at.table[0].value
     assert list(table["rank"]) == list(range(1, len(table) + 1))
-    scores = list(table["score = log P / lp"])
+    scores = list(table[literal_markdown("score = log P / lp")])
     assert scores == sorted(scores, reverse=True)
+    # st.table reads cells as Markdown: the model's text is escaped so that it shows as written.
+    assert table.columns[-1] == literal_markdown("ended with </s>") != "ended with </s>"
+    for cell in table[literal_markdown("translation")]:
+        assert cell.count(".") == cell.count("\\.")  # every full stop escaped
 
 
 def test_page7_paper_figures_and_head_finder():
