@@ -7,7 +7,7 @@ DEV_STAMP := $(VENV)/.installed-dev
 PORT ?= 8501
 # The step the shipped weights were trained to (pretrained/MODEL_CARD.md): `make train` goes on with
 # the learning-rate schedule from there instead of warming up to the peak rate again.
-SHIPPED_STEP := 23001
+SHIPPED_STEP := 36119
 
 .PHONY: run serve nginx-deps test test-cuda lint format data tokenizer train train-everyday train-scratch data-stage1 train-numbers export head-stats bench bench-class browser-deps screenshots clean
 
@@ -95,10 +95,12 @@ train: $(STAMP)  ## continue training from the shipped weights (see pretrained/M
 # The shipped everyday model from the start, in two stages (docs/TRAINING_LOG.md, issue 29). Stage 1:
 # the step-121,000 weights of the model shipped before it (commit bbb18de, from git history), carried
 # over to the stage-1 tokenizer, trained from step 4,000 to STAGE1_STEP. Stage 2: that step's weights
-# carried over to data/spm (the symbols), trained on data/corpus (the number variants) to SHIPPED_STEP.
-# Both stages resume where they stopped.
+# carried over to data/spm (the symbols), trained on data/corpus (the number variants) to STAGE2_STEP.
+# Stage 3: a copy of stage 2's end takes the learning rate linearly to 0 by SHIPPED_STEP (the cool-down).
+# Every stage resumes where it stopped.
 EVERYDAY_FROM := bbb18de
 STAGE1_STEP := 12728
+STAGE2_STEP := 32119
 train-everyday: $(STAMP) data-stage1  ## retrain the shipped model the way it was made (needs git history)
 	mkdir -p runs/step121000 runs/stage1-end
 	for f in config.json model.safetensors spm.model; do \
@@ -112,9 +114,12 @@ train-everyday: $(STAMP) data-stage1  ## retrain the shipped model the way it wa
 	cp runs/everyday1/snapshots/step_$$(printf %07d $(STAGE1_STEP)).safetensors runs/stage1-end/model.safetensors
 	$(PY) -m training.vocab_transfer --model runs/stage1-end --spm data/spm/spm.model --out runs/transfer
 	if [ -f runs/everyday/checkpoint.pt ]; then \
-	  $(PY) -m training.train --corpus data/corpus --out runs/everyday --resume $(VALID) --steps $(SHIPPED_STEP); else \
+	  $(PY) -m training.train --corpus data/corpus --out runs/everyday --resume $(VALID) --steps $(STAGE2_STEP); else \
 	  $(PY) -m training.train --corpus data/corpus --out runs/everyday $(VALID) \
-	    --init runs/transfer --spm data/spm/spm.model --start-step $(STAGE1_STEP) --steps $(SHIPPED_STEP); fi
+	    --init runs/transfer --spm data/spm/spm.model --start-step $(STAGE1_STEP) --steps $(STAGE2_STEP); fi
+	test -f runs/everyday-cool/checkpoint.pt || cp -r runs/everyday runs/everyday-cool
+	$(PY) -m training.train --corpus data/corpus --out runs/everyday-cool --resume $(VALID) \
+	  --cooldown-at $(STAGE2_STEP) --cooldown-steps $$(( $(SHIPPED_STEP) - $(STAGE2_STEP) ))
 
 # The same architecture, mixture and tokenizer from scratch, without the warm start (issue 29: the
 # paper trains from scratch). Hours of CPU: it resumes exactly where it stopped, run after run.
