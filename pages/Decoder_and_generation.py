@@ -22,7 +22,7 @@ from transformer.analysis.decoding import step_from_trace, step_limit  # noqa: E
 from ui import generation, state  # noqa: E402
 from ui import model as model_io  # noqa: E402
 from ui.generation import TOP_K  # noqa: E402
-from ui.layout import fresh, literal_table, require_sentence, setup, show_figure  # noqa: E402
+from ui.layout import fresh, markdown_table, require_sentence, setup, show_figure  # noqa: E402
 from ui.rows import WRITES_NOTE  # noqa: E402
 from ui.uniform import uniform_note  # noqa: E402
 from viz import decoding as dec_viz  # noqa: E402
@@ -175,9 +175,9 @@ st.markdown(
 )
 result = model_io.translate(PAGE.lm.model_id, PAGE.src.text)
 if result["beam"]:
-    # A plain table: a few rows need no scrollable grid (st.dataframe loads ~1.5 MB more script).
-    # st.table reads cells as Markdown; the model's own text must show as written (literal_table).
-    st.table(literal_table(dec_viz.beam_rows(result["beam"])), hide_index=True)
+    # A Markdown table: a few rows need no grid, and st.table or st.dataframe would load Arrow's script
+    # in a new session. The model's own text shows as written (markdown_table escapes every cell).
+    st.markdown(markdown_table(dec_viz.beam_rows(result["beam"])))
     with st.expander("The same scores as bars", key="dec_beam_open", on_change="rerun") as box:
         if box.open:
             show_figure(dec_viz.beam_figure(result["beam"], "Beam candidates (higher is better)",

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import base64
 import json
+import re
 from pathlib import Path
 
 import numpy as np
@@ -237,15 +238,21 @@ def test_page6_layer_and_head_change_the_data():
 
 
 def test_page6_beam_table_lists_candidates_best_first():
+    """The beam table is Markdown (no Arrow script to load in a new session): a header, an alignment row,
+    then one row per candidate, best first, the model's text escaped so that it shows as written."""
     at = open_page(PAGE6)
-    table = at.table[0].value
-    assert list(table["rank"]) == list(range(1, len(table) + 1))
-    scores = list(table[literal_markdown("score = log P / lp")])
+    tables = [m.value for m in at.markdown if m.value.startswith("| rank |")]
+    assert len(tables) == 1 and not at.table and not at.dataframe
+    header, align, *rows = tables[0].splitlines()
+    cells = [[c.strip() for c in re.split(r"(?<!\\)\|", row)[1:-1]] for row in rows]
+    columns = [c.strip() for c in header.split(" | ")]
+    assert columns[-1].rstrip(" |") == literal_markdown("ended with </s>") != "ended with </s>"
+    assert [int(r[0]) for r in cells] == list(range(1, len(rows) + 1)) and len(rows) >= 1
+    scores = [float(r[4].replace("\\", "")) for r in cells]
     assert scores == sorted(scores, reverse=True)
-    # st.table reads cells as Markdown: the model's text is escaped so that it shows as written.
-    assert table.columns[-1] == literal_markdown("ended with </s>") != "ended with </s>"
-    for cell in table[literal_markdown("translation")]:
-        assert cell.count(".") == cell.count("\\.")  # every full stop escaped
+    for row in cells:
+        assert row[1].count(".") == row[1].count("\\.")  # every full stop in the translation escaped
+        assert row[5] in ("yes", "no")
 
 
 def test_page7_paper_figures_and_head_finder():

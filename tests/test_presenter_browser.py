@@ -71,6 +71,24 @@ def test_the_tokens_table_shows_the_pieces_as_typed_at_presenter_size(server, br
         context.close()
 
 
+def test_the_beam_table_is_a_markdown_table_of_the_candidates_at_presenter_size(server, browser):
+    """The decoder page's beam table (Markdown, `ui.layout.markdown_table`): a real table, one row per
+    candidate with a rank, the German as plain text (no link, bold or HTML from the model's text), and
+    the presenter CSS's size."""
+    context, tab = _open(browser, server, "Decoder_and_generation?present=1", PRESENTER,
+                         '[data-testid="stMarkdown"] table td')
+    try:
+        table = tab.locator('[data-testid="stMarkdown"] table').first
+        ranks = table.locator("tbody tr td:nth-child(1)").all_inner_texts()
+        assert ranks == [str(i + 1) for i in range(len(ranks))] and len(ranks) >= 2, ranks
+        assert table.locator("th").first.inner_text() == "rank"
+        assert table.locator("a, strong, b, em, code").count() == 0, "Markdown or HTML in the cells"
+        size = table.locator("td").first.evaluate("e => parseFloat(getComputedStyle(e).fontSize)")
+        assert size >= LARGE_PX, f"table text {size} px"
+    finally:
+        context.close()
+
+
 WIDGET_FONTS = """() => [...document.querySelectorAll('input, textarea, [data-testid="stSliderThumbValue"]')]
     .filter(e => e.type !== 'hidden' && e.getAttribute('aria-hidden') !== 'true')
     .map(e => [e.getAttribute('aria-label') || e.getAttribute('data-testid'),

@@ -20,7 +20,7 @@ import pytest
 from streamlit.testing.v1 import AppTest
 from test_heatmap_layout import assert_matrix_fills_its_plot
 
-from ui.layout import literal_markdown
+from ui.layout import literal_markdown, markdown_table
 from viz import concat, decoding, layers, paper
 from viz.heatmap import LABEL_GAP, MIN_TICK_FONT, TICK_FONT, relative_to_uniform
 from viz.labels import token_labels
@@ -54,6 +54,19 @@ def test_literal_markdown_escapes_every_mark_and_breaks_bare_links(text):
     assert unescaped.replace("\u2060", "") == text  # the text itself, plus invisible word joiners
     for start in (r"://", r"www\.", r"@\w"):  # GFM links these even when escaped: a joiner sits inside
         assert not re.search(start, unescaped), (start, shown)
+
+
+def test_markdown_table_keeps_one_cell_per_value_and_shows_text_as_typed():
+    """A `|` or a newline in the model's text would split a Markdown row or end it: both are escaped or
+    joined, so every row has one cell per column; numbers right-aligned, booleans as yes/no."""
+    rows = [{"rank": 1, "translation": "a | b\nc", "log P": -1.5, "done": True},
+            {"rank": 2, "translation": "</s>", "log P": -2.0, "done": False}]
+    header, align, *lines = markdown_table(rows).splitlines()
+    assert align == "|---:|---|---:|---|"
+    for line in [header, *lines]:
+        assert len(re.split(r"(?<!\\)\|", line)) == 6, line  # 4 cells between 5 unescaped bars
+    assert lines[0].endswith("| yes |") and lines[1].endswith("| no |")
+    assert literal_markdown("a | b c") in lines[0] and literal_markdown("</s>") in lines[1]
 
 
 def _page(name: str, query: dict) -> AppTest:

@@ -112,7 +112,8 @@ h3 { font-size: 1.7rem !important; }
 [data-testid="stSidebarNav"] span, [data-testid="stSidebarNavLink"] span {
   font-size: 1.2rem !important; white-space: normal !important; overflow: visible !important;
 }
-[data-testid="stTable"] td, [data-testid="stTable"] th { font-size: 1.35rem !important; }
+[data-testid="stTable"] td, [data-testid="stTable"] th,
+.stMarkdown td, .stMarkdown th { font-size: 1.35rem !important; }
 [data-baseweb="select"] *, [data-baseweb="popover"] li, [data-tag] span,
 input, textarea { font-size: 1.35rem !important; }
 [data-testid="stSliderThumbValue"], [data-testid="stSliderTickBarMin"],
@@ -405,6 +406,26 @@ _BARE_LINK = re.compile(r"(?i)(?<=www)(?=\.)|(?<=:)(?=//)|(?<=@)")
 def literal_markdown(text: str) -> str:
     """`text` as Markdown that shows exactly `text` (pieces such as `</s>`, `**`, `:red[x]`, a URL)."""
     return _PUNCTUATION.sub(r"\\\1", _BARE_LINK.sub("\u2060", " ".join(text.splitlines())))
+
+
+def markdown_table(rows: list[dict]) -> str:
+    """Rows (dicts with the same keys) as a GitHub Markdown table for `st.markdown`, every cell shown as
+    typed (`literal_markdown`; a `|` in a cell is escaped too), numbers right-aligned, True/False as
+    yes/no. Unlike `st.table` and `st.dataframe` it sends no Arrow table, so a new session does not
+    load Arrow's ~0.9 MB of script for a few rows."""
+    columns = list(rows[0]) if rows else []
+
+    def cell(value) -> str:
+        return "yes" if value is True else "no" if value is False else literal_markdown(str(value))
+
+    def is_number(value) -> bool:
+        return isinstance(value, (int, float)) and not isinstance(value, bool)
+
+    numeric = [all(is_number(r[c]) for r in rows) for c in columns]
+    lines = ["| " + " | ".join(cell(c) for c in columns) + " |",
+             "|" + "|".join("---:" if n else "---" for n in numeric) + "|"]  # fmt: skip
+    lines += ["| " + " | ".join(cell(r[c]) for c in columns) + " |" for r in rows]
+    return "\n".join(lines)
 
 
 def show_table(data, key: str, **dataframe_args) -> None:
