@@ -127,8 +127,10 @@ def decoder_view() -> None:
     def _reset() -> None:
         st.session_state[decode_key] = []
 
-    cols = st.columns([1, 1, 4])
-    cols[0].button(
+    # A row of buttons each as wide as its label: in a sixth of the 560-px column (1024 px wide, the
+    # sidebar open) "Next token" was cut to "Next to…".
+    buttons = st.container(horizontal=True)
+    buttons.button(
         "Next token",
         key="dec_next",
         on_click=_append,
@@ -136,7 +138,7 @@ def decoder_view() -> None:
         disabled=finished or at_limit,
         type="primary",
     )
-    cols[1].button("Reset", key="dec_reset", on_click=_reset, disabled=not prefix)
+    buttons.button("Reset", key="dec_reset", on_click=_reset, disabled=not prefix)
     st.text(f"Decoder input after {len(prefix)} step(s): " + " ".join(step_tr.tgt_pieces))
     if finished:
         st.success("The model produced `</s>`: the translation is finished.")

@@ -10,6 +10,8 @@
   "dimension" clear of the tick numbers (they touched).
 - Encoder layer: the legends of tokens show every entry without a scroll bar.
 - Figure 3's heatmap: every key labelled, neighbouring labels apart.
+- At 1024 × 768 with the sidebar open (not presenter mode): the decoder page's "Next token" label whole
+  (it was cut to "Next to…"; also at 1440), Concat · W^O's panel titles apart (two touched).
 """
 
 from __future__ import annotations
@@ -181,5 +183,60 @@ def test_figure_3s_keys_are_labelled_and_apart_in_presenter_mode(server, browser
         assert keys["count"] >= 30, keys
         assert keys["size"] >= 12 and "rotate(-90" in (keys["angle"] or ""), keys
         assert keys["spacing"] >= 1.2 * keys["size"] - 1, keys
+    finally:
+        context.close()
+
+
+# ---- outside presenter mode at 1024 × 768, the sidebar open (docs/REVIEW_30.md, second table) ------
+
+SMALL = {"width": 1024, "height": 768}  # the main column is about 560 px wide here
+NEXT_TOKEN = 'button:has-text("Next token")'
+BUTTON_FIT = """b => ({text: b.innerText.trim(), right: b.getBoundingClientRect().right,
+  main: document.querySelector('[data-testid="stMain"]').getBoundingClientRect().right,
+  cut: [b, ...b.querySelectorAll('*')].filter(e => e.scrollWidth > e.clientWidth)
+    .map(e => [e.tagName, e.scrollWidth, e.clientWidth])})"""
+
+
+@pytest.mark.parametrize("viewport", [SMALL, DESKTOP], ids=["1024", "1440"])
+def test_the_next_token_button_shows_its_whole_label(server, browser, viewport):
+    """The decoder page's "Next token" button, sidebar open: its label was cut to "Next to…" in a
+    sixth of the 560-px column at 1024 px. Neither the button nor anything in it may be wider inside
+    than it is drawn (an ellipsis keeps the whole text in innerText, so width is what tells)."""
+    context, tab = _open(browser, server, "Decoder_and_generation", viewport, NEXT_TOKEN)
+    try:
+        assert tab.locator('[data-testid="stSidebar"][data-collapsed="false"]').count() == 1, "sidebar folded"
+        fit = tab.locator(NEXT_TOKEN).first.evaluate(BUTTON_FIT)
+        assert fit["text"] == "Next token", fit
+        assert not fit["cut"], f"label cut: {fit}"
+        assert fit["right"] <= fit["main"] + 1, fit
+    finally:
+        context.close()
+
+
+CONCAT_TITLES = """() => {
+  const plot = [...document.querySelectorAll('.js-plotly-plot')].find(p =>
+    [...p.querySelectorAll('.annotation-text')].some(a => a.textContent.startsWith('Concat(head')));
+  if (!plot) return null;
+  const boxes = [...plot.querySelectorAll('.annotation-text')]
+    .filter(a => /^(Concat\\(head|W\\^O|output)/.test(a.textContent))
+    .map(a => { const r = a.getBoundingClientRect();
+      return {text: a.textContent, left: r.left, right: r.right, top: r.top, bottom: r.bottom}; })
+    .sort((a, b) => a.left - b.left);
+  return {width: plot.getBoundingClientRect().width, boxes}; }"""
+
+
+def test_the_concat_panel_titles_stand_apart_in_a_560_px_column(server, browser):
+    """Concat · W^O drawn in the main column at 1024 px with the sidebar open (about 560 px): its three
+    panel titles (concat, W^O, output) side by side with a gap, where "15 × 8·16 = 15 × 128" and
+    "128 × 128" touched."""
+    context, tab = _open(browser, server, "Multi_head_attention", SMALL, ".annotation-text")
+    try:
+        tab.wait_for_function(f"() => ({CONCAT_TITLES})() !== null", timeout=TIMEOUT_MS)
+        found = tab.evaluate(CONCAT_TITLES)
+        assert found["width"] <= 600, f"drawn {found['width']} px wide, not in a 560-px column"
+        boxes = found["boxes"]
+        assert len(boxes) == 3, boxes
+        gaps = [b["left"] - a["right"] for a, b in zip(boxes, boxes[1:])]
+        assert min(gaps) >= 8, f"panel titles touch: gaps {gaps} px, {boxes}"
     finally:
         context.close()

@@ -157,6 +157,14 @@ def test_concat_figure_shows_concat_w_o_and_output():
     assert list(fig.layout.xaxis.ticktext) == ["0", "4"]  # where each head's block starts
     titles = " ".join(a.text for a in fig.layout.annotations)
     assert "3 × 2·4 = 3 × 8" in titles and "W^O<br>8 × 6" in titles and "output<br>3 × 6" in titles
+    # the panel titles lean towards W^O (centred, they touched in a 560-px column): the concat's ends at
+    # its panel's right edge, W^O's is centred on its panel, the output's starts at its panel's left edge
+    panel_titles = [a for a in fig.layout.annotations if a.yref == "paper" and a.y == 1.0]
+    assert [a.text.split("<br>")[0] for a in panel_titles] == ["Concat(head₁…head₂)", "W^O", "output"]
+    domains = [fig.layout.xaxis.domain, fig.layout.xaxis2.domain, fig.layout.xaxis3.domain]
+    edges = [(domains[0][1], "right"), (sum(domains[1]) / 2, "center"), (domains[2][0], "left")]
+    for a, (x, side) in zip(panel_titles, edges):
+        assert (a.x, a.xanchor, a.align) == (pytest.approx(x), side, side), a.text
     with pytest.raises(ValueError):
         concat_viz.concat_figure(z, concat.flip(-1), w_o, out, labels(3), heads(2), "t")
     with pytest.raises(ValueError):
