@@ -33,3 +33,4 @@ with translation:
     numbers = model_io.is_numbers()
     home.show_translation(model_io.translate(p.lm.model_id, p.src.text), reference_for(p.sel.sentence),
                           numbers, model_io.decoding_words(p.lm.decoding))  # fmt: skip
+home.load_plotly()  # last: the pages Figure 1 opens need Plotly's script; the browser loads it now

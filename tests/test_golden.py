@@ -58,7 +58,8 @@ def test_home_page_shows_the_golden_translations_above_figure_1():
     assert not at.exception, [e.message for e in at.exception]
     assert [t.value for t in at.text] == [case["greedy"], case["beam"]]
     assert [h.value for h in at.subheader][:2] == ["Translation", "The architecture, part by part"]
-    assert len(at.get("vega_lite_chart")) == 1 and not at.get("plotly_chart")  # Figure 1: Vega-Lite
+    assert len(at.get("vega_lite_chart")) == 1  # Figure 1: Vega-Lite; the one Plotly chart is hidden
+    assert [c.proto.id.rsplit("-", 1)[-1] for c in at.get("plotly_chart")] == ["atlas_plotly_preload_chart"]
     card = (ROOT / "pretrained" / "MODEL_CARD.md").read_text(encoding="utf-8")
     assert at.expander[0].label.startswith("Model card")
     assert [m.value.strip() for m in at.expander[0].markdown] == [card.strip()]

@@ -1,0 +1,52 @@
+"""The home page loads Plotly's script before the reader clicks (issue 30, "Figure 1 box → page").
+
+Figure 1 is Vega-Lite, and every page it links to opens with a Plotly figure: in a new session the
+first click used to wait while the browser fetched and ran Plotly's 4.7 MB script (about 0.6 s of a
+1.7-1.9 s wait). The home page ends with an empty Plotly chart kept off screen (`ui.home.load_plotly`),
+so the script is loaded while the reader reads. Checked here: the chart is empty and is the only Plotly
+element of the page (AppTest); in Chromium, Plotly's script has loaded by the time the home page is
+ready, the chart is off screen, and the page Figure 1 opens does not fetch the script again."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+from server import chromium, streamlit_server, wait_idle
+from streamlit.testing.v1 import AppTest
+
+from ui.home import PLOTLY_PRELOAD_KEY
+
+ROOT = Path(__file__).resolve().parents[1]
+TIMEOUT_MS = 300_000
+PLOTLY_SCRIPTS = ("() => performance.getEntriesByType('resource')"
+                  ".filter(r => /PlotlyChart/.test(r.name)).length")
+
+
+def test_the_home_pages_one_plotly_chart_is_the_empty_preload():
+    at = AppTest.from_file(str(ROOT / "app.py"), default_timeout=300)
+    at.run()
+    assert not at.exception, [e.message for e in at.exception]
+    charts = at.get("plotly_chart")
+    assert [c.proto.id.rsplit("-", 1)[-1] for c in charts] == [f"{PLOTLY_PRELOAD_KEY}_chart"]
+    assert all(not trace.get("x") for trace in json.loads(charts[0].proto.spec)["data"])  # nothing to see
+
+
+def test_plotly_is_loaded_on_the_home_page_off_screen_and_not_again_after_a_click():
+    with chromium() as browser, streamlit_server() as server:
+        context = browser.new_context(viewport={"width": 1440, "height": 900})
+        tab = context.new_page()
+        try:
+            tab.goto(f"{server.url}/", wait_until="domcontentloaded")
+            wait_idle(tab, TIMEOUT_MS)
+            preload = tab.locator(f".st-key-{PLOTLY_PRELOAD_KEY} .main-svg").first
+            preload.wait_for(state="attached", timeout=TIMEOUT_MS)  # drawn: Plotly's script has run
+            assert tab.evaluate(PLOTLY_SCRIPTS) == 1
+            box = tab.locator(f".st-key-{PLOTLY_PRELOAD_KEY}").bounding_box()
+            assert box["x"] + box["width"] <= 0, f"the preload chart is on screen: {box}"
+            tab.locator('[data-testid="stSidebarNav"] a:has-text("Multi-head attention")').click()
+            tab.wait_for_url("**/Multi_head_attention*", timeout=TIMEOUT_MS)
+            tab.locator('[data-testid="stMain"] .js-plotly-plot .main-svg').first.wait_for(timeout=TIMEOUT_MS)
+            assert tab.evaluate(PLOTLY_SCRIPTS) == 1  # the same script, not fetched again
+        finally:
+            context.close()
