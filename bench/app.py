@@ -55,6 +55,7 @@ from server import (  # noqa: E402  (tests/server.py: the shared server and brow
     wait_idle,
 )
 
+from ui.frame import SHIPPED_MODELS  # noqa: E402
 from ui.layout import PRESETS  # noqa: E402
 
 NEW_SENTENCES = [
@@ -391,18 +392,14 @@ def _open_timed(browser, url: str, title: str, ready_js: str | None = None) -> d
         context.close()
 
 
-NUMBERS_LABEL = "Numbers and dates (known right answers)"  # ui.frame.SHIPPED_MODELS["numbers"]
-
-
-def _model_picker(tab):
-    """The sidebar's "Model" select box."""
-    return tab.locator('[data-testid="stSidebar"] [data-testid="stSelectbox"]').filter(has_text="Model").first
+NUMBERS_LABEL = SHIPPED_MODELS["numbers"][0]  # as the sidebar's model list names it
 
 
 def _switch_model_idle(tab, label: str) -> float:
     """Seconds from Enter on `label` in the sidebar's model list to the page idle again, with the
     decoder input redrawn for the new model (the way a lecturer changes models on an open page)."""
-    _model_picker(tab).locator("input").click()  # opens the list
+    picker = tab.locator('[data-testid="stSidebar"] [data-testid="stSelectbox"]').filter(has_text="Model")
+    picker.first.locator("input").click()  # opens the list
     option = tab.get_by_role("option", name=label)
     option.wait_for(state="visible", timeout=600_000)
     option.hover()  # highlighted: Enter picks it
