@@ -98,8 +98,8 @@ def show_architecture(cfg: TransformerConfig) -> None:
 # The key of a hidden Plotly chart at the foot of the home page (`load_plotly`), and its style: off
 # screen, not display: none (a chart of zero width is never drawn, and its script never loaded).
 PLOTLY_PRELOAD_KEY = "atlas_plotly_preload"
-PLOTLY_PRELOAD_CSS = (f"<style>.st-key-{PLOTLY_PRELOAD_KEY} {{ position: absolute !important; "
-                      "left: -10000px; width: 300px; height: 1px; overflow: hidden; }</style>")
+PLOTLY_PRELOAD_CSS = ("<style>.st-key-atlas_plotly_preload { position: absolute !important; left: -10000px; "
+                      "width: 300px; height: 1px; overflow: hidden; }</style>")
 
 
 def load_plotly() -> None:
