@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import contextlib
+import gzip
 import os
 import shutil
 import signal
@@ -10,8 +11,10 @@ import subprocess
 import sys
 import time
 import urllib.request
+from pathlib import Path
 
 import pytest
+import streamlit
 from server import ROOT, free_port
 
 sys.path[:0] = [str(ROOT / "tools"), str(ROOT / "bench")]
@@ -69,6 +72,7 @@ def test_two_workers_behind_nginx_serve_a_class():
         with urllib.request.urlopen(url + "/", timeout=30) as response:
             cookie = response.headers.get("Set-Cookie", "")
         assert cookie.startswith("atlas_route=")
+        _scripts_come_compressed(url)
         outcomes = cao.burst(url, "home", cao.sentences(4, offset=3000))
         assert cao.check(outcomes) == []
     finally:
@@ -76,3 +80,19 @@ def test_two_workers_behind_nginx_serve_a_class():
             os.killpg(process.pid, signal.SIGTERM)
         process.wait(timeout=60)
     assert not serve.healthy(url)  # nginx stopped with it
+
+
+def _scripts_come_compressed(url: str) -> None:
+    """Streamlit's largest script (Plotly's) through nginx: gzip for a browser that asks for it, the
+    same bytes as Streamlit's own file once unpacked, and plain for a client that does not ask."""
+    script = next((Path(streamlit.__file__).parent / "static" / "static" / "js").glob("PlotlyChart.*.js"))
+    path = f"{url}/static/js/{script.name}"
+    asked = urllib.request.Request(path, headers={"Accept-Encoding": "gzip"})
+    with urllib.request.urlopen(asked, timeout=30) as response:
+        assert response.headers.get("Content-Encoding") == "gzip"
+        sent = response.read()
+    assert gzip.decompress(sent) == script.read_bytes()
+    assert len(sent) < 0.4 * script.stat().st_size, (len(sent), script.stat().st_size)
+    with urllib.request.urlopen(path, timeout=30) as response:
+        assert response.headers.get("Content-Encoding") is None
+        assert response.read() == script.read_bytes()
