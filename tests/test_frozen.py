@@ -41,3 +41,20 @@ def test_frozen_figure_keeps_its_data_for_the_exports():
     ice = frozen(fig)
     assert figure_csv(ice) == figure_csv(fig)
     np.testing.assert_array_equal(ice.data[0].z, fig.data[0].z)
+
+
+def test_the_decoder_pages_cached_figures_are_frozen():
+    """The decoder page's figures come from server-wide caches (`ui.generation`) and are frozen there,
+    so a class opening the page does not turn them into JSON once per student."""
+    from ui import generation
+    from ui import model as model_io
+    from ui.state import DEFAULT_SENTENCE, Selection
+
+    lm = model_io.loaded_or_none()
+    sel = Selection(stack="decoder", kind="self")
+    figures = [generation.self_figure(lm.model_id, DEFAULT_SENTENCE, sel)]
+    figures += generation.cross_figures(lm.model_id, DEFAULT_SENTENCE, sel)[0].values()
+    prefix = tuple(generation.greedy_prefix(lm.model_id, DEFAULT_SENTENCE, 2))
+    figures += generation.step_figures(lm.model_id, DEFAULT_SENTENCE, prefix, sel).values()
+    assert len(figures) == 7
+    assert all(isinstance(fig, FrozenFigure) for fig in figures)

@@ -1,6 +1,7 @@
 """The decoder page's figures, and its "Next token" state rebuilt from a link.
 
-Figures are cached for the whole server (only read, never changed), ready to show (`for_display`):
+Figures are cached for the whole server (only read, never changed), ready to show (`for_display`) and
+frozen (`ui.frozen`: turned into the browser's JSON once, not by every session that shows them):
 going back to a layer or head seen before draws without building a figure, and a figure that did not
 change (e.g. the cross-attention when only the head moved) is not drawn again. Cross-attention rows
 say which token they write (`ui.rows`).
@@ -13,6 +14,7 @@ import streamlit as st
 from transformer.analysis.decoding import step_from_trace
 from ui import gold
 from ui import model as model_io
+from ui.frozen import frozen
 from ui.layout import column_width, for_display, grid_columns
 from ui.rows import query_labels
 from ui.state import Selection
@@ -60,7 +62,7 @@ def self_figure(model_id: str, text: str, sel: Selection):
         "masked self-attention",
         colorscale=palette(sel.palette)["sequential"],
     )  # fmt: skip
-    return for_display(fig, sel)
+    return frozen(for_display(fig, sel))
 
 
 @st.cache_resource(max_entries=64, show_spinner=False)
@@ -79,7 +81,8 @@ def cross_figures(model_id: str, text: str, sel: Selection) -> tuple[dict, str |
     right, why_not = gold.marks(average, tr, text, cross.mean(0), "heads averaged, this layer")
     heads = grids.heads_grid(cross, tgt, src, head_names, f"{where}: cross-attention per head",
                                  colorscale=colors["sequential"], max_cols=grid_columns(sel, "cross"))
-    return {"average": for_display(average, sel), "heads": for_display(heads, sel)}, right, why_not
+    figs = {"average": frozen(for_display(average, sel)), "heads": frozen(for_display(heads, sel))}
+    return figs, right, why_not
 
 
 @st.cache_resource(max_entries=64, show_spinner=False)
@@ -115,4 +118,4 @@ def step_figures(model_id: str, text: str, prefix: tuple[int, ...], sel: Selecti
             f"Where {newest} looks in the English sentence, layer by layer", colorscale=colors["sequential"],
         ),
     }  # fmt: skip
-    return {name: for_display(fig, sel) for name, fig in figs.items()}
+    return {name: frozen(for_display(fig, sel)) for name, fig in figs.items()}
