@@ -390,14 +390,19 @@ OPEN_WATCH_JS = """(() => {
 })();"""
 
 
-def _open_timed(browser, url: str, title: str, ready_js: str | None = None) -> dict:
+def _open_timed(browser, url: str, title: str, ready_js: str | None = None, setup=None,
+                also_js: str | None = None) -> dict:
     """A new browser context opens `url` (a page titled `title`): seconds, on the page's clock, to its
-    DOM loaded, its first figure drawn and the page ready (READY_JS, and `ready_js` when given)."""
+    DOM loaded, its first figure drawn and the page ready (READY_JS, and `ready_js` when given).
+    `setup(context, tab)` runs before the page opens (e.g. a throttled link); `also_js`, once it is
+    ready, adds its value as "also"."""
     context = browser.new_context(viewport={"width": 1440, "height": 900})
     watch = OPEN_WATCH_JS % (READY_JS, ready_js or "null", json.dumps(title), json.dumps(DRAWN))
     context.add_init_script(watch)
     tab = context.new_page()
     try:
+        if setup:
+            setup(context, tab)
         start = time.perf_counter()
         tab.goto(url, wait_until="commit", timeout=600_000)
         while not tab.evaluate("() => window.__atlasReady || 0"):  # a cheap look, 4 times a second
@@ -406,8 +411,11 @@ def _open_timed(browser, url: str, title: str, ready_js: str | None = None) -> d
             time.sleep(0.25)
         first, ready, dom = tab.evaluate("""() => [window.__atlasFirst, window.__atlasReady,
             performance.getEntriesByType('navigation')[0].domContentLoadedEventEnd]""")
-        return {"dom_s": round(dom / 1000, 2), "figure_s": round(first / 1000, 2),
-                "done_s": round(ready / 1000, 2)}
+        out = {"dom_s": round(dom / 1000, 2), "figure_s": round(first / 1000, 2),
+               "done_s": round(ready / 1000, 2)}
+        if also_js:
+            out["also"] = tab.evaluate(also_js)
+        return out
     finally:
         context.close()
 

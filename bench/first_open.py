@@ -2,7 +2,7 @@
 `make serve` (nginx, which compresses Streamlit's scripts: tools/serve.py).
 
 Each open is a new Chromium context (an empty cache, as on a student's first visit) on the numbers
-model's decoder page, timed from the request to the page ready (`bench/app.py`'s READY_JS), without a
+model's decoder page, timed on the page's clock to the page ready (`bench/app.py`'s `_open_timed`), without a
 limit and with the link throttled by Chromium to `--mbit` Mbit/s and 20 ms latency (a class shares one
 school link: 100 Mbit/s among 30 students leaves each about 3).
 
@@ -28,7 +28,7 @@ sys.path[:0] = [str(ROOT / "bench"), str(ROOT), str(ROOT / "tests"), str(ROOT / 
 import serve  # noqa: E402
 from server import chromium, free_port  # noqa: E402
 
-from app import READY_JS  # noqa: E402
+from app import _open_timed  # noqa: E402
 
 PAGE, TITLE = "Decoder_and_generation?model=numbers", "Decoder and generation"
 # Every byte the page's requests moved, and what they were once unpacked.
@@ -38,24 +38,19 @@ BYTES_JS = """() => performance.getEntriesByType('navigation')
 
 
 def first_open(browser, base: str, mbit: float) -> tuple[float, int, int]:
-    """(seconds to ready, bytes moved, bytes unpacked) for one new context opening PAGE."""
-    context = browser.new_context(viewport={"width": 1440, "height": 900})
-    tab = context.new_page()
-    try:
-        if mbit:
-            cdp = context.new_cdp_session(tab)
-            cdp.send("Network.enable")
-            rate = mbit * 1e6 / 8  # bytes a second
-            link = {"offline": False, "latency": 20, "downloadThroughput": rate, "uploadThroughput": rate}
-            cdp.send("Network.emulateNetworkConditions", link)
-        start = time.perf_counter()
-        tab.goto(f"{base}/{PAGE}", wait_until="domcontentloaded", timeout=600_000)
-        tab.wait_for_function(READY_JS, arg=TITLE, polling=50, timeout=600_000)
-        seconds = time.perf_counter() - start
-        moved, unpacked = tab.evaluate(BYTES_JS)
-        return seconds, int(moved), int(unpacked)
-    finally:
-        context.close()
+    """(seconds to ready on the page's clock, bytes moved, bytes unpacked) for one new context opening
+    PAGE (`bench/app.py`'s `_open_timed`), its link throttled to `mbit` Mbit/s unless 0."""
+
+    def throttle(context, tab) -> None:
+        cdp = context.new_cdp_session(tab)
+        cdp.send("Network.enable")
+        rate = mbit * 1e6 / 8  # bytes a second
+        cdp.send("Network.emulateNetworkConditions",
+                 {"offline": False, "latency": 20, "downloadThroughput": rate, "uploadThroughput": rate})
+
+    opened = _open_timed(browser, f"{base}/{PAGE}", TITLE, setup=throttle if mbit else None, also_js=BYTES_JS)
+    moved, unpacked = opened["also"]
+    return opened["done_s"], int(moved), int(unpacked)
 
 
 def main() -> int:
