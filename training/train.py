@@ -116,6 +116,12 @@ def parse_args(argv=None) -> argparse.Namespace:
     p.add_argument("--n-heads", type=int, default=8)
     p.add_argument("--dropout", type=float, default=0.1)
     p.add_argument("--max-len", type=int, default=128, help="longest sentence in tokens")
+    # Ablations of the paper's choices (TransformerConfig; `training.numbers.ablations`).
+    p.add_argument("--no-scale", action="store_true", help="ablation: no 1/√d_k on the scores")
+    p.add_argument("--key-size", type=int, default=0, help="ablation: query/key width (0: d_model/h)")
+    p.add_argument("--positions", default="sinusoidal", choices=["sinusoidal", "learned", "none"])
+    p.add_argument("--no-residual", action="store_true", help="ablation: no x + around the sub-layers")
+    p.add_argument("--norm", default="post", choices=["post", "pre", "none"], help="where LayerNorm goes")
     # DEVIATION: ~1k padded tokens per batch per side (paper: ~25k source + 25k target tokens). A
     # CPU processes about as many tokens per second either way; small batches give 4x the updates.
     p.add_argument("--max-tokens", type=int, default=1024, help="padded tokens per batch per side")
@@ -242,6 +248,11 @@ class Trainer:
             n_layers=a.n_layers,
             dropout=a.dropout,
             max_len=max(256, a.max_len + 1),
+            scale_scores=not a.no_scale,
+            key_size=a.key_size or None,
+            positions=a.positions,
+            residual=not a.no_residual,
+            norm=a.norm,
         )
 
     def _load_data(self) -> None:

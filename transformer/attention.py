@@ -35,13 +35,16 @@ def scaled_dot_product_attention(
 class MultiHeadAttention(nn.Module):
     """h parallel attention heads with their own projections, concatenated and mixed by W^O."""
 
-    def __init__(self, d_model: int, n_heads: int) -> None:
+    def __init__(self, d_model: int, n_heads: int, d_qk: int | None = None, scale: bool = True) -> None:
         super().__init__()
         self.n_heads = n_heads
-        self.d_k = d_model // n_heads
+        self.d_k = d_model // n_heads  # d_v, the width of each head's values and output
+        # Ablations only (Table 3 row B; footnote 4): narrower queries and keys, or no 1/√d_k.
+        self.d_qk = d_qk or self.d_k
+        self.scale = scale
         # One (D, D) matrix per role holds the h per-head (D, K) projections side by side.
-        self.w_q = nn.Linear(d_model, d_model)
-        self.w_k = nn.Linear(d_model, d_model)
+        self.w_q = nn.Linear(d_model, n_heads * self.d_qk)
+        self.w_k = nn.Linear(d_model, n_heads * self.d_qk)
         self.w_v = nn.Linear(d_model, d_model)
         self.w_o = nn.Linear(d_model, d_model)
         self.hook_q = HookPoint()  # (B, H, T_q, K)
@@ -57,8 +60,8 @@ class MultiHeadAttention(nn.Module):
         self.hook_out = HookPoint()  # (B, T_q, D) after W^O
 
     def split_heads(self, x: torch.Tensor) -> torch.Tensor:
-        b, t, _ = x.shape
-        return x.view(b, t, self.n_heads, self.d_k).transpose(1, 2)  # (B, H, T, K)
+        b, t, width = x.shape
+        return x.view(b, t, self.n_heads, width // self.n_heads).transpose(1, 2)  # (B, H, T, K)
 
     def merge_heads(self, z: torch.Tensor) -> torch.Tensor:
         b, _, t, _ = z.shape
@@ -76,7 +79,8 @@ class MultiHeadAttention(nn.Module):
             z = self._explicit(q, k, v, allowed)
         else:
             # Nothing is watching: the fused kernel computes the same softmax(QKᵀ/√d_k)V faster.
-            z = F.scaled_dot_product_attention(q, k, v, attn_mask=allowed)  # (B, H, T_q, K)
+            scale = None if self.scale else 1.0  # None: the kernel's own 1/√d_k
+            z = F.scaled_dot_product_attention(q, k, v, attn_mask=allowed, scale=scale)  # (B, H, T_q, K)
         concat = self.hook_concat(self.merge_heads(z))  # (B, T_q, D)
         return self.hook_out(self.w_o(concat))  # (B, T_q, D)
 
@@ -85,7 +89,7 @@ class MultiHeadAttention(nn.Module):
     ) -> torch.Tensor:
         """The same attention one named step at a time, so each step can be recorded or edited."""
         qk = self.hook_qk(q @ k.transpose(-2, -1))  # (B, H, T_q, T_k)
-        scores = self.hook_scores(qk / math.sqrt(self.d_k))  # (B, H, T_q, T_k)
+        scores = self.hook_scores(qk / math.sqrt(self.d_qk) if self.scale else qk)  # (B, H, T_q, T_k)
         if allowed is None:
             allowed = torch.ones(1, 1, 1, 1, dtype=torch.bool, device=q.device)
         b, _, t_q, t_k = scores.shape

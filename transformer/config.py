@@ -18,6 +18,8 @@ from pathlib import Path
 
 ACTIVATIONS = ("relu", "silu")
 PE_LAYOUTS = ("interleaved", "half_split")
+POSITIONS = ("sinusoidal", "learned", "none")
+NORMS = ("post", "pre", "none")
 
 
 def _is_id(value: object, vocab_size: int) -> bool:
@@ -49,6 +51,13 @@ class TransformerConfig:
     logits_bias: bool = False
     # DEVIATION: Marian's decoder starts from the padding token; ours (None) from <s>, bos_id.
     decoder_start_id: int | None = None
+    # Ablation switches: the paper's choices by default; the "Why these choices?" variants each change
+    # one (Table 3 rows A/B/D/E, §3.2.1 footnote 4, §3.5, §5.4).
+    scale_scores: bool = True  # divide Q Kᵀ by √d_k (§3.2.1)
+    key_size: int | None = None  # width of a head's queries and keys; None: d_model / h (Table 3 B)
+    positions: str = "sinusoidal"  # "learned" (Table 3 E) or "none" (no position signal at all)
+    residual: bool = True  # x + Sublayer(x) around every sub-layer (§3.1)
+    norm: str = "post"  # LayerNorm(x + Sublayer(x)); "pre": x + Sublayer(LayerNorm(x)); or "none"
 
     def __post_init__(self) -> None:
         for name in ("vocab_size", "d_model", "n_heads", "d_ff", "n_layers", "max_len"):
@@ -72,6 +81,16 @@ class TransformerConfig:
             raise ValueError(f"config.pe_layout must be one of {PE_LAYOUTS}, got {self.pe_layout!r}")
         if not isinstance(self.logits_bias, bool):
             raise ValueError(f"config.logits_bias must be true or false, got {self.logits_bias!r}")
+        if self.positions not in POSITIONS:
+            raise ValueError(f"config.positions must be one of {POSITIONS}, got {self.positions!r}")
+        if self.norm not in NORMS:
+            raise ValueError(f"config.norm must be one of {NORMS}, got {self.norm!r}")
+        for name in ("scale_scores", "residual"):
+            if not isinstance(getattr(self, name), bool):
+                raise ValueError(f"config.{name} must be true or false, got {getattr(self, name)!r}")
+        key = self.key_size
+        if key is not None and (not isinstance(key, int) or isinstance(key, bool) or key < 1):
+            raise ValueError(f"config.key_size must be a positive integer or null, got {key!r}")
         if self.decoder_start_id is None and self.bos_id is None:
             raise ValueError("config.bos_id is null, so config.decoder_start_id must name the start token")
         if self.decoder_start_id is not None and not _is_id(self.decoder_start_id, self.vocab_size):
@@ -86,6 +105,11 @@ class TransformerConfig:
     def d_k(self) -> int:
         """Width of one head's queries, keys and values (d_k = d_v = d_model / h)."""
         return self.d_model // self.n_heads
+
+    @property
+    def d_qk(self) -> int:
+        """Width of one head's queries and keys: d_k, unless an ablation sets `key_size`."""
+        return self.key_size or self.d_k
 
     def to_dict(self) -> dict:
         return dataclasses.asdict(self)

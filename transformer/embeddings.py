@@ -54,20 +54,43 @@ class Embeddings(nn.Module):
         return self.hook_scaled(embed * math.sqrt(self.d_model))  # (B, T, D)
 
 
-class PositionalEncoding(nn.Module):
-    """Add the fixed sinusoidal position signal, then dropout (§5.4: on the sums)."""
+# Learned positions start as small as this (the sinusoids' own size is about 0.7 per dimension).
+LEARNED_INIT_STD = 0.1
 
-    def __init__(self, d_model: int, max_len: int, dropout: float, layout: str = "interleaved") -> None:
+
+class PositionalEncoding(nn.Module):
+    """Add the fixed sinusoidal position signal, then dropout (§5.4: on the sums).
+
+    Ablations (`TransformerConfig.positions`): "learned" adds a trained (max_len, D) table instead
+    (Table 3 row E); "none" adds zeros, so the model sees a bag of tokens (§3.5's reason for PE).
+    """
+
+    def __init__(
+        self, d_model: int, max_len: int, dropout: float, layout: str = "interleaved",
+        kind: str = "sinusoidal",
+    ) -> None:  # fmt: skip
         super().__init__()
+        self.kind = kind
+        table = sinusoidal_encoding(max_len, d_model, layout)
+        if kind == "learned":
+            self.learned = nn.Parameter(torch.zeros(max_len, d_model))  # (max_len, D), saved with the weights
+            self.reset_parameters()
+        elif kind == "none":
+            table = torch.zeros_like(table)
         # Not learned and not saved: rebuilt from the formula, so weights files stay small.
-        self.register_buffer("pe", sinusoidal_encoding(max_len, d_model, layout), persistent=False)
+        self.register_buffer("pe", table, persistent=False)
         self.dropout = nn.Dropout(dropout)
         self.hook_pe = HookPoint(copy=True)  # (1, T, D), a slice of the buffer: recorded as a copy
         self.hook_sum = HookPoint()  # (B, T, D) embeddings + PE, before dropout
+
+    def reset_parameters(self) -> None:
+        if self.kind == "learned":
+            nn.init.normal_(self.learned, std=LEARNED_INIT_STD)
 
     def forward(self, x: torch.Tensor) -> torch.Tensor:
         t = x.size(1)
         if t > self.pe.size(0):
             raise ValueError(f"sequence of {t} positions exceeds max_len={self.pe.size(0)}")
-        pe = self.hook_pe(self.pe[None, :t])  # (1, T, D)
+        table = self.learned if self.kind == "learned" else self.pe
+        pe = self.hook_pe(table[None, :t])  # (1, T, D)
         return self.dropout(self.hook_sum(x + pe))  # (B, T, D)

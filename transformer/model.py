@@ -28,14 +28,17 @@ class Encoder(nn.Module):
     def __init__(self, config: TransformerConfig) -> None:
         super().__init__()
         self.layers = nn.ModuleList(
-            EncoderLayer(config.d_model, config.n_heads, config.d_ff, config.dropout, config.activation)
+            EncoderLayer(config.d_model, config.n_heads, config.d_ff, config.dropout, config.activation,
+                         switches=config)
             for _ in range(config.n_layers)
         )
+        # Ablation only: a pre-LayerNorm stack normalises its output once at the end.
+        self.final_norm = nn.LayerNorm(config.d_model) if config.norm == "pre" else None
 
     def forward(self, x: torch.Tensor, src_allowed: torch.Tensor) -> torch.Tensor:
         for layer in self.layers:
             x = layer(x, src_allowed)  # (B, S, D)
-        return x
+        return x if self.final_norm is None else self.final_norm(x)
 
 
 class Decoder(nn.Module):
@@ -44,9 +47,12 @@ class Decoder(nn.Module):
     def __init__(self, config: TransformerConfig) -> None:
         super().__init__()
         self.layers = nn.ModuleList(
-            DecoderLayer(config.d_model, config.n_heads, config.d_ff, config.dropout, config.activation)
+            DecoderLayer(config.d_model, config.n_heads, config.d_ff, config.dropout, config.activation,
+                         switches=config)
             for _ in range(config.n_layers)
         )
+        # Ablation only: a pre-LayerNorm stack normalises its output once at the end.
+        self.final_norm = nn.LayerNorm(config.d_model) if config.norm == "pre" else None
 
     def forward(
         self,
@@ -57,7 +63,7 @@ class Decoder(nn.Module):
     ) -> torch.Tensor:
         for layer in self.layers:
             x = layer(x, memory, tgt_allowed, src_allowed)  # (B, T, D)
-        return x
+        return x if self.final_norm is None else self.final_norm(x)
 
 
 class Generator(nn.Module):
@@ -90,7 +96,7 @@ class Transformer(nn.Module):
         self.src_embed = Embeddings(config.vocab_size, config.d_model)
         self.tgt_embed = Embeddings(config.vocab_size, config.d_model)
         self.tgt_embed.lut.weight = self.src_embed.lut.weight  # one matrix, three uses (§3.4)
-        pe_args = (config.d_model, config.max_len, config.dropout, config.pe_layout)
+        pe_args = (config.d_model, config.max_len, config.dropout, config.pe_layout, config.positions)
         self.src_pos_enc = PositionalEncoding(*pe_args)
         self.tgt_pos_enc = PositionalEncoding(*pe_args)
         self.encoder = Encoder(config)
@@ -109,10 +115,12 @@ class Transformer(nn.Module):
         # already have a mean cosine of ~0.95 before training (0.26 with gain 0.5): the decoder then
         # sees one vector per sentence and learns to ignore the source (see MODEL_CARD.md).
         for name, p in self.named_parameters():
-            if p.dim() > 1 and "lut" not in name:
+            if p.dim() > 1 and "lut" not in name and "pos_enc" not in name:
                 residual = name.rsplit(".", 2)[-2] in RESIDUAL_BRANCH
                 nn.init.xavier_uniform_(p, gain=residual_gain if residual else 1.0)
         nn.init.normal_(self.src_embed.lut.weight, mean=0.0, std=self.config.d_model**-0.5)
+        for pos_enc in (self.src_pos_enc, self.tgt_pos_enc):
+            pos_enc.reset_parameters()
 
     @property
     def device(self) -> torch.device:
