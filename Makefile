@@ -27,8 +27,7 @@ $(DEV_STAMP): $(STAMP) requirements-dev.txt
 	touch $@
 
 run: $(STAMP)  ## start the app on the shipped model
-	@echo "Attention Atlas: open http://localhost:$(PORT) (Ctrl+C stops it)."
-	$(PY) -m streamlit run app.py --server.port $(PORT) --server.headless true --browser.gatherUsageStats false
+	$(PY) -m attention_atlas --port $(PORT)
 
 WORKERS ?= 2
 serve: $(STAMP) nginx-deps  ## WORKERS Streamlit processes behind nginx, sticky sessions (a class larger than one process)

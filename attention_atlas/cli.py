@@ -59,9 +59,8 @@ def streamlit_command(argv: list[str] | None = None) -> list[str]:
         raise SystemExit(0)
     return [
         sys.executable, "-m", "streamlit", "run", str(app),
-        *config_flags(app_dir() / ".streamlit" / "config.toml"),
-        "--server.port", str(args.port), "--server.headless", "true",
-        "--browser.gatherUsageStats", "false",  # no network at run time
+        *config_flags(app_dir() / ".streamlit" / "config.toml"),  # every setting, the one place for them
+        "--server.port", str(args.port),
         *extra,
     ]  # fmt: skip
 

@@ -27,6 +27,10 @@ from dataclasses import dataclass
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
+if str(ROOT) not in sys.path:  # imported by bench/ and tools/ scripts as well as by pytest
+    sys.path.insert(0, str(ROOT))
+from attention_atlas.cli import streamlit_command  # noqa: E402
+
 APP = "app.py"  # the entry point: `streamlit run app.py`
 CHROMIUM = "/usr/bin/chromium"
 CHROMIUM_ARGS = [
@@ -173,25 +177,8 @@ def streamlit_server(model_dir: str | Path | None = None, start_timeout: float =
     if model_dir is not None:
         env["ATLAS_MODEL_DIR"] = str(model_dir)
     env["PYTHONUNBUFFERED"] = "1"
-    command = [
-        sys.executable,
-        "-m",
-        "streamlit",
-        "run",
-        APP,
-        "--server.headless",
-        "true",
-        "--server.port",
-        str(port),
-        "--server.address",
-        "127.0.0.1",
-        "--browser.gatherUsageStats",
-        "false",
-        "--server.fileWatcherType",
-        "none",
-        "--server.runOnSave",
-        "false",
-    ]
+    # `make run`'s command (`attention-atlas`): the same settings, from .streamlit/config.toml.
+    command = streamlit_command(["--port", str(port), "--server.address", "127.0.0.1"])
     log = tempfile.NamedTemporaryFile(prefix="atlas-server-", suffix=".log", delete=False)  # noqa: SIM115
     log_path = Path(log.name)
     process = subprocess.Popen(

@@ -30,6 +30,9 @@ import urllib.request
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))  # run as `python tools/serve.py`: the project's packages
+from attention_atlas.cli import streamlit_command  # noqa: E402
+
 FIRST_WORKER_PORT = 8601
 
 NGINX_CONF = """\
@@ -88,10 +91,8 @@ def nginx_conf(
 
 
 def worker_command(port: int) -> list[str]:
-    return [sys.executable, "-m", "streamlit", "run", "app.py", "--server.headless", "true",
-            "--server.address", "127.0.0.1", "--server.port", str(port),
-            "--browser.gatherUsageStats", "false", "--server.fileWatcherType", "none",
-            "--server.runOnSave", "false"]  # fmt: skip
+    """`make run`'s command (`attention-atlas`), on a loopback port behind nginx."""
+    return streamlit_command(["--port", str(port), "--server.address", "127.0.0.1"])
 
 
 def worker_env(workers: int) -> dict[str, str]:
