@@ -9,7 +9,7 @@ PORT ?= 8501
 # the learning-rate schedule from there instead of warming up to the peak rate again.
 SHIPPED_STEP := 36119
 
-.PHONY: run serve nginx-deps test test-cuda lint format data tokenizer train train-everyday train-scratch data-stage1 train-numbers export head-stats bench bench-class browser-deps screenshots clean
+.PHONY: run serve nginx-deps test test-cuda lint format data tokenizer train train-everyday train-scratch data-stage1 train-numbers train-ablations export head-stats bench bench-class browser-deps screenshots clean
 
 # The first install is quiet but long: say what it is doing, then show pip's own messages only on error.
 $(STAMP): requirements.txt
@@ -131,6 +131,9 @@ train-scratch: $(STAMP)  ## train the shipped architecture from scratch on data/
 train-numbers: $(STAMP)  ## retrain the numbers model from scratch into pretrained/numbers (~16 min on 2 cores)
 	$(PY) -m training.numbers.train --out pretrained/numbers
 	$(PY) -m training.head_stats pretrained/numbers
+
+train-ablations: $(STAMP)  ## retrain the "Why these choices?" variants into pretrained/ablations (~4 h on 2 cores; resumes)
+	$(PY) -m training.numbers.ablations
 
 export: $(STAMP)
 	$(PY) -m training.train --out runs/base --export pretrained

@@ -38,6 +38,7 @@ SECTIONS = {
     "Classroom": [
         ("pages/Worked_examples.py", "Worked examples", ":material/edit:", "Worked_examples"),
         ("pages/Train_it_yourself.py", "Train it yourself", ":material/fitness_center:", "Train_it_yourself"),
+        ("pages/Why_these_choices.py", "Why these choices?", ":material/science:", "Why_these_choices"),
     ],
 }
 

@@ -114,7 +114,7 @@ def test_url_paths_are_the_ones_the_file_names_gave(registered):
         "Encoder_layer", "Decoder_and_generation", "Paper_figures", "Head_inspector", "Worked_examples",
         "Train_it_yourself",
     }
-    assert set(urls.values()) - {""} == old_links
+    assert set(urls.values()) - {""} == old_links | {"Why_these_choices"}
     assert not [p.name for p in (ROOT / "pages").glob("*.py") if p.name[0].isdigit()]
 
 
@@ -158,6 +158,11 @@ def test_streamlit_config_hides_the_deploy_button():
 
 
 def test_make_run_starts_app_py():
+    """`make run` is the `attention-atlas` command, which runs the repository's app.py."""
+    from attention_atlas import cli
+
     makefile = (ROOT / "Makefile").read_text(encoding="utf-8")
-    assert "streamlit run app.py" in makefile
+    assert "$(PY) -m attention_atlas --port $(PORT)" in makefile
+    command = cli.streamlit_command([])
+    assert command[2:5] == ["streamlit", "run", str(ROOT / "app.py")]
     assert not (ROOT / "Home.py").exists()

@@ -45,6 +45,7 @@ STEPS = 1000  # equal for every variant: the base learns its alignment in a few 
 SEEDS = (1, 2, 3)
 MILESTONES = (0, 100, 300, 600, 1000)  # attention statistics are taken at these steps
 WORD_ORDER = ("three hundred two", "two hundred three")
+LEARNING_PHRASES = 300  # held-out phrases scored at each milestone (the learning curve)
 
 
 @dataclass(frozen=True)
@@ -178,11 +179,15 @@ def score_run(run: Path, heldout: Path, n_test: int, n_align: int) -> dict:
     sources = _read_lines(heldout / "test.en")[:n_test]
     references = _read_lines(heldout / "test.de")[:n_test]
     probe = sources[:40]
-    stats = {}
+    stats, learning = {}, {}
     for path in sorted((run / "milestones").glob("step_*.safetensors")):
         pretrained.load_weights(model, path)
         model.eval()
-        stats[str(int(path.stem.removeprefix("step_")))] = attention_stats(model, tokenizer, probe)
+        step = str(int(path.stem.removeprefix("step_")))
+        stats[step] = attention_stats(model, tokenizer, probe)
+        if step != "0":  # how fast it learns: exact match on the first phrases at each milestone
+            outputs = translate(model, tokenizer, sources[:LEARNING_PHRASES])
+            learning[step] = score(outputs, references[:LEARNING_PHRASES])["exact_match"]
     pretrained.load_weights(model, sorted((run / "snapshots").glob("step_*.safetensors"))[-1])
     model.eval()
     hypotheses = translate(model, tokenizer, sources)
@@ -194,6 +199,7 @@ def score_run(run: Path, heldout: Path, n_test: int, n_align: int) -> dict:
         "alignment_last_layer": align["per_layer"][-1],
         "alignment_per_head": head_agreement(model, tokenizer, sources[:n_align]),
         "attention": stats,
+        "exact_match_by_step": learning,
         "word_order": dict(zip(WORD_ORDER, translate(model, tokenizer, list(WORD_ORDER)), strict=True)),
         "final_valid_loss": curve(run)["valid_loss"][-1][1] if curve(run)["valid_loss"] else None,
         "curve": curve(run),
@@ -257,6 +263,7 @@ def main(argv: list[str] | None = None) -> None:
     p.add_argument("--test-phrases", type=int, default=1004)
     p.add_argument("--align-phrases", type=int, default=300)
     p.add_argument("--data-scale", type=float, default=1.0, help="< 1: a smaller corpus (smoke tests)")
+    p.add_argument("--rescore", action="store_true", help="score the finished runs again and ship them")
     args = p.parse_args(argv)
     names = [n.strip() for n in args.only.split(",") if n.strip()] or list(VARIANTS)
     unknown = set(names) - set(VARIANTS)
@@ -269,8 +276,14 @@ def main(argv: list[str] | None = None) -> None:
     for seed in seeds:  # every variant's first seed before any second seed: a stopped run still ships
         for name in names:
             run = args.runs / f"{name}-seed{seed}"
-            if (run / SCORES_FILE).is_file():
+            if (run / SCORES_FILE).is_file() and not args.rescore:
                 continue  # done in an earlier call
+            if args.rescore:
+                if (run / SCORES_FILE).is_file():
+                    scores = score_run(run, args.heldout, args.test_phrases, args.align_phrases)
+                    (run / SCORES_FILE).write_text(json.dumps(scores) + "\n", encoding="utf-8")
+                    ship(name, finished(args.runs, name), args.out)
+                continue
             train = variant_args(name, args.corpus, run, args.steps, seed, args.threads)
             if (run / "checkpoint.pt").is_file():
                 trainer.main([*train, "--resume"])  # stopped part-way in an earlier call

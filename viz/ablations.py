@@ -1,0 +1,154 @@
+"""Figures of "Why these choices?": the paper's model beside a variant without one of its choices.
+
+Pure functions: numbers in, Plotly figures out (the numbers come from each variant's scores.json and
+from `transformer.analysis.scaling`).
+"""
+
+from __future__ import annotations
+
+import plotly.graph_objects as go
+from plotly.subplots import make_subplots
+
+
+def curves(series: dict[str, list], title: str, y_title: str, colors: list[str]) -> go.Figure:
+    """One line per run: series maps a label to [step, value] rows."""
+    fig = go.Figure()
+    for i, (label, rows) in enumerate(series.items()):
+        fig.add_trace(
+            go.Scatter(
+                x=[r[0] for r in rows],
+                y=[r[1] for r in rows],
+                mode="lines+markers",
+                name=label,
+                line={"color": colors[i % len(colors)], "dash": "solid" if i == 0 else "dash"},
+                hovertemplate=f"{label}<br>step %{{x}}<br>{y_title} %{{y:.3f}}<extra></extra>",
+            )
+        )
+    fig.update_layout(
+        title=title,
+        xaxis_title="training step",
+        yaxis_title=y_title,
+        height=340,
+        legend={"orientation": "h", "y": -0.25},
+        margin={"t": 60, "b": 10},
+    )
+    return fig
+
+
+def over_training(stats: dict[str, dict], panels: dict[str, str], colors: list[str]) -> go.Figure:
+    """Attention statistics at each milestone step, one panel per statistic.
+
+    stats: label -> {step (text): {statistic: value}}; panels: statistic -> its title.
+    """
+    fig = make_subplots(
+        rows=1, cols=len(panels), subplot_titles=list(panels.values()), horizontal_spacing=0.07
+    )
+    for i, (label, by_step) in enumerate(stats.items()):
+        steps = sorted(int(s) for s in by_step if s.isdigit())
+        for j, key in enumerate(panels, start=1):
+            fig.add_trace(
+                go.Scatter(
+                    x=steps,
+                    y=[by_step[str(s)][key] for s in steps],
+                    mode="lines+markers",
+                    name=label,
+                    legendgroup=label,
+                    showlegend=j == 1,
+                    line={"color": colors[i % len(colors)], "dash": "solid" if i == 0 else "dash"},
+                    hovertemplate=f"{label}<br>step %{{x}}<br>{panels[key]} %{{y:.3f}}<extra></extra>",
+                ),
+                row=1,
+                col=j,
+            )
+            fig.update_xaxes(title_text="training step", row=1, col=j)
+    fig.update_layout(height=330, legend={"orientation": "h", "y": -0.3}, margin={"t": 50, "b": 10})
+    return fig
+
+
+def head_agreement(per_head: dict[str, list[float]], colors: list[str]) -> go.Figure:
+    """Bars: each head's agreement with the right alignment (last decoder layer), one group per run."""
+    fig = go.Figure()
+    for i, (label, values) in enumerate(per_head.items()):
+        fig.add_trace(
+            go.Bar(
+                x=[f"head {h + 1}" for h in range(len(values))],
+                y=[100 * v for v in values],
+                name=label,
+                marker_color=colors[i % len(colors)],
+                hovertemplate=f"{label}<br>%{{x}}: %{{y:.0f}}%<extra></extra>",
+            )
+        )
+    fig.update_layout(
+        title="Each head alone: how often its largest weight is on the right English word (last layer)",
+        yaxis={"title": "agreement (%)", "range": [0, 100]},
+        barmode="group",
+        height=340,
+        legend={"orientation": "h", "y": -0.25},
+        margin={"t": 60, "b": 10},
+    )
+    return fig
+
+
+FOOTNOTE_PANELS = {
+    "variance": "variance of the scores",
+    "entropy": "softmax entropy (nats)",
+    "max_weight": "largest weight",
+    "gradient": "size of the softmax's gradient",
+}
+
+
+def footnote4(rows: list[tuple[int, dict]], d_k: int, colors: list[str]) -> go.Figure:
+    """Unscaled against scaled scores over d_k: rows are (d_k, {'unscaled': stats, 'scaled': stats})
+    with the fields of FOOTNOTE_PANELS; a dotted line marks the chosen d_k."""
+    fig = make_subplots(
+        rows=1, cols=4, subplot_titles=list(FOOTNOTE_PANELS.values()), horizontal_spacing=0.06
+    )
+    xs = [d for d, _ in rows]
+    for i, kind in enumerate(("unscaled", "scaled")):
+        label = "q·k" if kind == "unscaled" else "q·k / √d_k"
+        for j, key in enumerate(FOOTNOTE_PANELS, start=1):
+            fig.add_trace(
+                go.Scatter(
+                    x=xs,
+                    y=[getattr(r[kind], key) for _, r in rows],
+                    mode="lines+markers",
+                    name=label,
+                    legendgroup=kind,
+                    showlegend=j == 1,
+                    line={"color": colors[i % len(colors)]},
+                    hovertemplate=f"{label}<br>d_k %{{x}}<br>{FOOTNOTE_PANELS[key]}"
+                    " %{y:.3f}<extra></extra>",
+                ),
+                row=1,
+                col=j,
+            )
+            fig.update_xaxes(type="log", title_text="d_k", row=1, col=j)
+            fig.add_vline(x=d_k, line={"dash": "dot", "color": "#555555"}, row=1, col=j)
+    fig.update_yaxes(type="log", row=1, col=1)
+    fig.update_layout(height=320, legend={"orientation": "h", "y": -0.35}, margin={"t": 50, "b": 10})
+    return fig
+
+
+def softmax_rows(unscaled: list[float], scaled: list[float], d_k: int, colors: list[str]) -> go.Figure:
+    """One random query's softmax weights over its keys, unscaled against scaled."""
+    fig = go.Figure()
+    keys = [f"key {m + 1}" for m in range(len(unscaled))]
+    for i, (label, weights) in enumerate((("softmax(q·k)", unscaled), ("softmax(q·k / √d_k)", scaled))):
+        fig.add_trace(
+            go.Bar(
+                x=keys,
+                y=weights,
+                name=label,
+                marker_color=colors[i % len(colors)],
+                hovertemplate=f"{label}<br>%{{x}}: %{{y:.3f}}<extra></extra>",
+            )
+        )
+    fig.update_layout(
+        title=f"One random query at d_k = {d_k}: its weights over {len(keys)} keys",
+        yaxis={"title": "weight", "range": [0, 1]},
+        barmode="group",
+        height=300,
+        legend={"orientation": "h", "y": -0.3},
+        margin={"t": 50, "b": 10},
+    )
+    return fig
