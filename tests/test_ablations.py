@@ -175,3 +175,13 @@ def test_the_page_renders_every_variant():
     assert seen >= 10
     at.text_input(key="why_phrase").set_value("<script>alert(1)</script> 🙂").run()
     assert not at.exception and any("outside the numbers grammar" in w.value for w in at.warning)
+
+
+def test_the_learning_speed_is_judged_where_the_base_is_half_way():
+    base, slow = fake(99.0), fake(99.0)
+    base["learning"] = {"300": {"mean": 20.0, "spread": 2.0}, "600": {"mean": 95.0, "spread": 1.0}}
+    slow["learning"] = {"300": {"mean": 2.0, "spread": 1.0}, "600": {"mean": 60.0, "spread": 3.0}}
+    assert ablations.learning_outcome(base, slow) == ("600", "worse", 95.0, 60.0)
+    text = ablations.verdict(base, slow, "worse")
+    assert "after 600 steps it had 60.0% right against 95.0%" in text and "how fast" in text
+    assert ablations.learning_outcome(fake(99.0), slow) is None  # no curve for the base: no claim

@@ -124,13 +124,28 @@ def cached_scores() -> tuple[dict[str, dict], list[str]]:
     return read_scores()
 
 
-def outcome(base: dict, variant: dict) -> tuple[str, float, float]:
-    """("worse" | "same" | "better", difference in points, margin): the variant's exact match against
-    the base's, beyond the larger of 1 point and the spread between seeds of either."""
-    b, v = base["exact_match"], variant["exact_match"]
-    diff = v["mean"] - b["mean"]
-    margin = max(1.0, b["spread"], v["spread"])
+def compare(base: dict, variant: dict) -> tuple[str, float, float]:
+    """("worse" | "same" | "better", difference in points, margin) of two {"mean", "spread"} scores:
+    a difference counts beyond the larger of 1 point and the spread between seeds of either."""
+    diff = variant["mean"] - base["mean"]
+    margin = max(1.0, base["spread"], variant["spread"])
     return ("worse" if diff < -margin else "better" if diff > margin else "same"), diff, margin
+
+
+def outcome(base: dict, variant: dict) -> tuple[str, float, float]:
+    """The variant's exact match at the end of training against the paper's model's."""
+    return compare(base["exact_match"], variant["exact_match"])
+
+
+def learning_outcome(base: dict, variant: dict) -> tuple[str, str, float, float] | None:
+    """(step, result, base %, variant %) at the milestone where the paper's model is half-way through
+    learning (the first at which it has ≥ 50% right), or None without learning curves."""
+    b, v = base.get("learning") or {}, variant.get("learning") or {}
+    steps = [s for s in sorted(set(b) & set(v), key=int) if b[s]["mean"] >= 50]
+    if not steps:
+        return None
+    step = steps[0]
+    return step, compare(b[step], v[step])[0], b[step]["mean"], v[step]["mean"]
 
 
 def _seeds(scores: dict) -> str:
@@ -144,20 +159,31 @@ def verdict(base: dict, variant: dict, expect: str) -> str:
     b, v = base["exact_match"]["mean"], variant["exact_match"]["mean"]
     ab, av = base["alignment"]["mean"], variant["alignment"]["mean"]
     numbers = (
-        f"**{variant['title']}**: {v:.1f}% of the held-out phrases exactly right against {b:.1f}% for the "
-        f"paper's model ({_seeds(variant)} against {_seeds(base)}, {variant.get('steps', '?')} steps each); "
-        f"the last decoder layer's cross-attention points at the right English word for {av:.0f}% of the "
-        f"German pieces against {ab:.0f}%."
+        f"**{variant['title']}**: {v:.1f}% of the held-out phrases exactly right at the end against "
+        f"{b:.1f}% for the paper's model ({_seeds(variant)} against {_seeds(base)}, "
+        f"{variant.get('steps', '?')} steps each); the last decoder layer's cross-attention points at the "
+        f"right English word for {av:.0f}% of the German pieces against {ab:.0f}%."
     )
-    said = {"worse": "worse", "same": "within", "better": "better"}[result]
     if result == "same":
         found = f"The difference ({diff:+.1f} points) is within the noise (±{margin:.1f} points)."
     else:
-        found = (
-            f"That is {abs(diff):.1f} points {said} than the paper's model, beyond the noise (±{margin:.1f})."
+        found = f"That is {abs(diff):.1f} points {result} than the paper's model (noise: ±{margin:.1f})."
+    speed = learning_outcome(base, variant)
+    pace = ""
+    if speed is not None:
+        step, fast, lb, lv = speed
+        how = {"worse": "more slowly than", "same": "as fast as", "better": "faster than"}[fast]
+        pace = (
+            f" Learning speed: after {step} steps it had {lv:.1f}% right against {lb:.1f}%: it learned "
+            f"{how} the paper's model."
         )
     if result == expect:
         agree = "This agrees with the paper."
+    elif expect == "worse" and result == "same" and speed is not None and speed[1] == "worse":
+        agree = (
+            "At the end both solve this small task; the choice shows in how fast the model gets "
+            "there, the direction the paper argues."
+        )
     elif expect == "worse" and result == "same":
         agree = (
             "The paper's claim does not show on this small task: both models solve it equally well "
@@ -165,7 +191,7 @@ def verdict(base: dict, variant: dict, expect: str) -> str:
         )
     else:
         agree = "This is not what the paper reports: a small model on a toy task can behave differently."
-    return f"{numbers} {found} {agree}"
+    return f"{numbers} {found}{pace} {agree}"
 
 
 def loss_note(base: dict, variant: dict) -> str:

@@ -221,6 +221,13 @@ def finished(runs: Path, name: str) -> dict[int, Path]:
     return dict(sorted(found.items()))
 
 
+def learning_summary(seeds: list[dict]) -> dict:
+    """Step -> exact match mean and spread over the seeds that measured it at every milestone."""
+    runs = [s["exact_match_by_step"] for s in seeds if s.get("exact_match_by_step")]
+    steps = sorted(set.intersection(*(set(r) for r in runs)), key=int) if runs else []
+    return {step: summary([r[step] for r in runs]) for step in steps}
+
+
 def ship(name: str, runs: dict[int, Path], out: Path) -> Path:
     """Write the variant's model folder: the first seed's weights in float16, config, tokenizer, and
     scores.json (every seed's scores, mean and spread)."""
@@ -243,6 +250,7 @@ def ship(name: str, runs: dict[int, Path], out: Path) -> Path:
         "seeds": sorted(seeds),
         "exact_match": summary([s["exact_match"] for s in seeds.values()]),
         "alignment": summary([100 * s["alignment_last_layer"] for s in seeds.values()]),
+        "learning": learning_summary(list(seeds.values())),
         "per_seed": {str(seed): {k: v for k, v in s.items() if k != "curve"} for seed, s in seeds.items()},
         "curve": seeds[min(seeds)]["curve"],
     }
