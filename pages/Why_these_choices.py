@@ -16,7 +16,6 @@ st.markdown(
     "alignment is known), and the model is trained again by the same loop, on the same phrases, for the "
     "same number of steps. Pick a choice and compare."
 )
-from training.numbers import grammar  # noqa: E402
 from ui import ablation_views as views  # noqa: E402
 from ui import ablations  # noqa: E402
 from ui.layout import NUMBERS_DEFAULT, setup  # noqa: E402
@@ -54,7 +53,7 @@ variant = st.selectbox(
     format_func=lambda v: scores[v]["title"],
     disabled=len(shipped) == 1,
 )
-sidebar = p.sel.sentence if grammar.parse(p.sel.sentence) else NUMBERS_DEFAULT
+sidebar = p.sel.sentence if ablations.right_answer(p.sel.sentence) else NUMBERS_DEFAULT
 url_widget("phrase", "why_phrase", sidebar, max_items=200)
 phrase = st.text_input(
     "A number phrase",
@@ -65,7 +64,7 @@ phrase = st.text_input(
 if not phrase.strip():
     st.info("Type a number phrase (e.g. “forty-two”) to see both models answer it.")
     st.stop()
-if grammar.parse(phrase) is None:
+if ablations.right_answer(phrase) is None:
     st.warning(
         "This is outside the numbers grammar: the models have no right answer for it, so there "
         "are no boxes and no ✓ or ✗. Try “forty-two” or “on the fifth of March”."

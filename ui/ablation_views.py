@@ -6,7 +6,7 @@ from __future__ import annotations
 import streamlit as st
 import torch
 
-from training.numbers import alignment, grammar
+from training.numbers import alignment
 from transformer.analysis.scaling import dot_products
 from ui import ablations
 from ui.layout import show_figure, show_table
@@ -39,7 +39,7 @@ def gold(phrase: str, answer: dict) -> torch.Tensor | None:
 
 def side_by_side(names: list[str], scores: dict, phrase: str, colors: dict) -> None:
     """Each model's answer (right or wrong) and its cross-attention with the right alignment boxed."""
-    example = grammar.parse(phrase)
+    expected = ablations.right_answer(phrase)
     for column, name in zip(st.columns(len(names)), names, strict=True):
         with column:
             st.markdown(f"**{scores[name]['title']}**")
@@ -48,10 +48,10 @@ def side_by_side(names: list[str], scores: dict, phrase: str, colors: dict) -> N
                 st.error(f"The {name} model's files are missing or damaged: reinstall or retrain it.")
                 continue
             answer = ablations.answer(lm, phrase)
-            right = example is not None and answer["text"] == example.target
+            right = answer["text"] == expected
             st.text(answer["text"] or "(nothing)")  # model output, shown as text
-            if example is not None:
-                st.caption("✓ right" if right else f"✗ wrong; right: {example.target}")
+            if expected is not None:
+                st.caption("✓ right" if right else f"✗ wrong; right: {expected}")
             fig = attention_heatmap(
                 answer["rows"].numpy(),
                 [f"{p} →" for p in answer["tgt"]],

@@ -258,6 +258,26 @@ def ship(name: str, runs: dict[int, Path], out: Path) -> Path:
     return target
 
 
+def table(out: Path) -> str:
+    """README's table of the shipped variants: exact match and alignment, mean ± half the spread."""
+    lines = [
+        "| variant | paper | seeds | exact match (%) | at step 600 (%) | alignment (%) |",
+        "|---|---|---|---|---|---|",
+    ]
+    pm = lambda s, digits: f"{s['mean']:.{digits}f} ± {s['spread'] / 2:.{digits}f}"
+    for name in VARIANTS:
+        path = out / name / SCORES_FILE
+        if not path.is_file():
+            continue
+        s = json.loads(path.read_text(encoding="utf-8"))
+        mid = s.get("learning", {}).get("600")
+        lines.append(
+            f"| {s['title']} | {s['section']} | {len(s['seeds'])} | {pm(s['exact_match'], 1)} | "
+            f"{pm(mid, 1) if mid else '–'} | {pm(s['alignment'], 0)} |"
+        )
+    return "\n".join(lines)
+
+
 def main(argv: list[str] | None = None) -> None:
     p = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     p.add_argument("--only", default="", help="comma-separated variants (default: all)")
@@ -272,7 +292,11 @@ def main(argv: list[str] | None = None) -> None:
     p.add_argument("--align-phrases", type=int, default=300)
     p.add_argument("--data-scale", type=float, default=1.0, help="< 1: a smaller corpus (smoke tests)")
     p.add_argument("--rescore", action="store_true", help="score the finished runs again and ship them")
+    p.add_argument("--table", action="store_true", help="print README's table of the shipped variants")
     args = p.parse_args(argv)
+    if args.table:
+        print(table(args.out))
+        return
     names = [n.strip() for n in args.only.split(",") if n.strip()] or list(VARIANTS)
     unknown = set(names) - set(VARIANTS)
     if unknown:
