@@ -1,4 +1,4 @@
-"""App benchmarks (issue 6): the numbers a school needs before putting the app on one server.
+"""App benchmarks: the numbers a school needs before putting the app on one server.
 
 Measured on this machine, printed as a table (target, measured, pass) and saved to
 artifacts/bench_app.json:
@@ -435,7 +435,7 @@ def _switch_model_idle(tab, label: str) -> float:
 
 
 def bench_cold_paths(pages, runs: int) -> dict:
-    """Issue 30's cold waits, in headless Chromium: the head inspector as a fresh server's first visit
+    """The cold waits a class meets, in headless Chromium: the head inspector as a fresh server's first visit
     (its statistics come from the file shipped with the weights); the home page's translation on a fresh
     server, counted from the first response; then on that server a click on a Figure 1 box to its page
     drawn and idle; "Next token" on the decoder page (Enter on the button to idle, median of `runs`);
@@ -489,10 +489,10 @@ def bench_cold_paths(pages, runs: int) -> dict:
                     break
                 button.focus()
                 times.append(_idle_after(tab, lambda b=button: b.press("Enter"), DECODER_INPUT_JS))
-            # Issue 30's 9.2 s: on the open decoder page, the numbers model picked in the sidebar.
+            # The lecturer's way (9.2 s once): the numbers model picked in the open decoder page's sidebar.
             out["numbers_switch_s"] = round(_switch_model_idle(tab, NUMBERS_LABEL), 2)
             assert "model=numbers" in tab.url, f"the numbers model was not picked: {tab.url}"
-            # ... and its "Training step" slider taken to step 0 (Home on its thumb): issue 30's 15.9 s.
+            # ... and its "Training step" slider taken to step 0 (Home on its thumb): 15.9 s once.
             thumb = _slider_thumb(tab, "Training step")
             thumb.focus()
             seconds = _idle_after(tab, lambda: thumb.press("Home"), DECODER_INPUT_JS)
@@ -504,13 +504,13 @@ def bench_cold_paths(pages, runs: int) -> dict:
             url = f"{server.url}/{decoder.url_path}?model=numbers"
             out["numbers_decoder"] = _open_timed(browser, url, decoder.title)
             # Its weights at training step 0 (the first snapshot): an untrained model writes to the
-            # length cap, the slowest translation the page can ask for (issue 30 measured 15.9 s).
+            # length cap, the slowest translation the page can ask for (15.9 s once).
             out["numbers_decoder_step_0"] = _open_timed(browser, f"{url}&snapshot=0", decoder.title)
     return out
 
 
-# Issue 30's targets: (label, where the number is in the results, target in seconds).
-ISSUE_30_TARGETS = [
+# The waits' targets: (label, where the number is in the results, target in seconds).
+WAIT_TARGETS = [
     ("head inspector, first visit after a server start -> page ready", ("inspector_first_visit", "done_s"),
      5.0),
     ("home: translation shown after the server's first response",
@@ -526,11 +526,11 @@ ISSUE_30_TARGETS = [
 HEAD_IDLE_TARGET_MS = 300
 
 
-def issue_30_rows(cold: dict | None, browser: dict | None) -> list[tuple[str, str, str, str]]:
-    """Table rows (metric, target, measured, result) for issue 30's waits: the cold paths and, from the
+def wait_rows(cold: dict | None, browser: dict | None) -> list[tuple[str, str, str, str]]:
+    """Table rows (metric, target, measured, result) for the waits: the cold paths and, from the
     browser bench, the head change on the step-by-step page to an idle page."""
     rows = []
-    for label, path, target in ISSUE_30_TARGETS if cold is not None else []:
+    for label, path, target in WAIT_TARGETS if cold is not None else []:
         value = cold
         for key in path:
             value = value.get(key) if isinstance(value, dict) else None
@@ -645,9 +645,9 @@ def main() -> int:
     parser.add_argument("--cold-runs", type=int, default=3, help="cold starts per page (median reported)")
     parser.add_argument("--browser-runs", type=int, default=5, help="browser measures of each kind (median)")
     parser.add_argument("--only-browser", action="store_true", help="measure in the browser only")
-    parser.add_argument("--only-cold", action="store_true", help="issue 30's cold waits only (fresh servers)")
-    parser.add_argument("--issue-30", action="store_true",
-                        help="issue 30's waits: the cold paths and a head change to an idle page, one table")
+    parser.add_argument("--only-cold", action="store_true", help="the cold waits only (fresh servers)")
+    parser.add_argument("--waits", action="store_true",
+                        help="every wait: the cold paths and a head change to an idle page, one table")
     args = parser.parse_args()
     os.chdir(ROOT)
     pages = discover_pages()
@@ -656,12 +656,12 @@ def main() -> int:
         "load_average": os.getloadavg(),
         "pages": [p.script for p in pages],
     }
-    if args.only_cold or args.issue_30:
+    if args.only_cold or args.waits:
         cold = _attempt(bench_cold_paths, pages, args.browser_runs)
-        browser = _attempt(bench_browser, pages, args.browser_runs) if args.issue_30 else None
+        browser = _attempt(bench_browser, pages, args.browser_runs) if args.waits else None
         load = {"load_average_before": results["load_average"], "load_average_after": os.getloadavg()}
         print(json.dumps({"cold": cold, "browser": browser, **load}, indent=2))
-        rows = issue_30_rows(cold, browser)
+        rows = wait_rows(cold, browser)
         print_table(rows)
         print(f"\nload average before/after: {load['load_average_before']} / {load['load_average_after']}")
         return 0 if all(r[3] != "ERROR" for r in rows) else 1
@@ -669,7 +669,7 @@ def main() -> int:
     if args.only_browser:
         load = {"load_average_before": results["load_average"], "load_average_after": os.getloadavg()}
         print(json.dumps({**results["browser"], **load}, indent=2))
-        print_table(issue_30_rows(None, results["browser"]))
+        print_table(wait_rows(None, results["browser"]))
         return 0 if "error" not in results["browser"] else 1
     results["head_change"] = _attempt(bench_head_change, pages, args.repeats)
     results["new_sentence_attention"] = _attempt(

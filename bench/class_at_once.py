@@ -1,4 +1,4 @@
-"""A class at once (issue 33): N students open the same link at the same moment.
+"""A class at once: N students open the same link at the same moment.
 
 Each student is one Streamlit session driven over the websocket exactly as a browser drives it
 (`/_stcore/stream`, protobuf `BackMsg`/`ForwardMsg`), with no browser competing for the server's

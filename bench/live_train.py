@@ -1,4 +1,4 @@
-"""Train it yourself (issue 15, item 5): how long the page's run takes to learn its task on this CPU.
+"""Train it yourself: how long the page's run takes to learn its task on this CPU.
 
 Runs exactly what the page runs, without the browser: the server-wide `ui.live_train.Coordinator`
 with the page's caps, its worker thread (PyTorch on one thread) and its trainer

@@ -1,4 +1,4 @@
-"""The app on a Marian checkpoint of opus-mt-en-de's full size (issue 32): how fast and how big.
+"""The app on a Marian checkpoint of opus-mt-en-de's full size: how fast and how big.
 
 A random model of that size (d_model 512, 6 + 6 layers, 8 heads, d_ff 2048, 58,101 pieces; written by
 `tools/random_marian.py`, or `--model DIR` for a real imported one) is opened through ATLAS_MODEL_DIRS

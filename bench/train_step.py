@@ -1,4 +1,4 @@
-"""Training speed (issue 4): target tokens per second of one optimiser step, on this machine.
+"""Training speed: target tokens per second of one optimiser step, on this machine.
 
 Compares plain eager PyTorch with `torch.compile` (Inductor, dynamic shapes, since token-based batches
 change shape every step) and with bf16 autocast, on the shipped configuration and a realistic batch

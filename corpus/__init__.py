@@ -8,5 +8,5 @@ One small module per source, each turning raw package files into aligned ``(en, 
 - ``mallard``  -- GNOME user docs (Mallard pages), aligned by document structure
 
 ``text`` holds the shared cleaning and sentence rules, ``splits`` the held-out split logic and
-``build`` the command that fetches, parses and writes everything (see DESIGN.md section 2).
+``build`` the command that fetches, parses and writes everything (docs/CORPUS.md says how).
 """

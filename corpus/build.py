@@ -204,8 +204,8 @@ def assemble(
     """Filter, hold out and deduplicate: (pairs per split, training pairs per source, statistics).
 
     ``parsed`` maps each source of ``table.SOURCES`` to its documents, in table order; the Ding
-    sentences are the first source's only document, split exactly as before issue 14 so ``test``
-    and ``valid`` keep their bytes.
+    sentences are the first source's only document, split exactly as when Ding was the only source,
+    so ``test`` and ``valid`` keep their bytes.
     """
     ding_sentences = parsed["ding"]["ding"]
     _, valid, test, held = splits.hold_out(ding_sentences, test_size, valid_size)

@@ -28,7 +28,7 @@ def normalize(text: str) -> str:
 
 
 def is_sentence(text: str) -> bool:
-    """DESIGN §2 criteria: upper-case start, final . ! ?, at least 3 words, no sth./etw. ending."""
+    """A sentence: upper-case start, final . ! ?, at least 3 words, no sth./etw. ending."""
     words = text.split()
     return (
         3 <= len(words) <= MAX_WORDS
@@ -107,7 +107,7 @@ def side_key(text: str) -> str:
     return " ".join(re.findall(r"\w+", text.lower()))
 
 
-# --- Filters of the Debian sources (issue 14); every rejection is counted by its reason. ---------
+# --- Filters of the Debian sources; every rejection is counted by its reason. --------------------
 
 # Markup that wraps text: Pango/HTML/Wesnoth/Widelands tags and entities are removed, their text kept.
 _TAG = re.compile(r"</?[A-Za-z][\w:.-]*(?:\s[^<>]*)?/?>")
@@ -164,7 +164,7 @@ def is_sentence_like(text: str, min_words: int = 3) -> bool:
 def plausible_chars(en: str, de: str) -> bool:
     """German length within 0.7-2.0 times the English (±8 characters of slack for short pairs).
 
-    German runs ~15% longer than English; the 1st and 99th percentiles of the pre-issue-14 corpus
+    German runs ~15% longer than English; the 1st and 99th percentiles of the Ding-only corpus
     are 0.71 and 1.93. Free game translations that drop half a line fall below 0.7.
     """
     a, b = len(en), len(de)

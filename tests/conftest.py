@@ -1,5 +1,6 @@
-"""Shared fixtures: a tiny seeded model small enough for every test to run in milliseconds, and the
-`--device` switch that tests/test_device.py runs the model, decoding, trace and training step on."""
+"""Shared fixtures: a tiny seeded model small enough for every test to run in milliseconds, the
+`--device` switch that tests/test_device.py runs the model, decoding, trace and training step on, and
+`one_thread` for the modules that run the app's model."""
 
 from __future__ import annotations
 
@@ -16,6 +17,16 @@ def pytest_addoption(parser):
         choices=["cpu", "cuda"],
         help="where tests/test_device.py puts the model (compared with the same model on the CPU)",
     )
+
+
+@pytest.fixture(scope="module")
+def one_thread():
+    """One PyTorch thread for a module's tests (use with `pytest.mark.usefixtures("one_thread")`): the
+    app's model runs in-process, and one thread avoids oversubscribing a machine shared with other jobs."""
+    before = torch.get_num_threads()
+    torch.set_num_threads(1)
+    yield
+    torch.set_num_threads(before)
 
 
 @pytest.fixture(scope="session")

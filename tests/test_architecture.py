@@ -85,7 +85,7 @@ def test_selection_from_the_browser_never_names_a_page_the_diagram_does_not_offe
 
 def test_residual_paths_enter_every_add_and_norm_and_the_encoding_is_added_at_a_sum():
     """Figure 1 draws a residual connection into each Add & Norm, and a ⊕ where the positional
-    encoding is added to the embedding (issue 30, item 6)."""
+    encoding is added to the embedding (the paper's Figure 1)."""
     spec = architecture_spec(6)
     rows = [r for layer in spec["layer"] for r in layer["data"]["values"]]
     arrows = list({tuple(r.items()): r for r in rows if "head" in r}.values())  # drawn twice: rule, head

@@ -246,9 +246,10 @@ GAP_SCRIPT = """title => {
 
 @pytest.mark.parametrize("query", ["", "model=numbers&s=forty-two"])
 def test_cross_attention_colour_bar_stands_beside_its_matrix(server, tab, query):
-    """Issue 30: "cross-attention heatmaps are small with a wide gap before the colour bar". On the
-    decoder page at 1400 px, the average cross-attention's bar starts within a few px of its matrix,
-    and the matrix is not a stamp (both models: 15 × 15 pieces and the numbers model's 4 × 4)."""
+    """No wide gap between a cross-attention heatmap and its colour bar (tests/test_heatmap_layout.py
+    reads it from the layout). On the decoder page at 1400 px, the average cross-attention's bar starts
+    within a few px of its matrix, and the matrix is not a stamp (both models: 15 × 15 pieces and the
+    numbers model's 4 × 4)."""
     target = next(p for p in PAGES if p.url_path == "Decoder_and_generation")
     tab.goto(page_url(server, target, query), wait_until="domcontentloaded")
     wait_idle(tab, TIMEOUT_MS)

@@ -1,4 +1,4 @@
-"""The application catalogue sources (``app_ui``, ``qt_ui``) on small catalogues built here (issue 14)."""
+"""The application catalogue sources (``app_ui``, ``qt_ui``) on small catalogues built here."""
 
 from __future__ import annotations
 

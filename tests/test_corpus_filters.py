@@ -1,4 +1,4 @@
-"""The corpus filters (each counted), the held-out sets and the weights of issue 14."""
+"""The corpus filters (each counted), the held-out sets and the sources' weights."""
 
 from __future__ import annotations
 

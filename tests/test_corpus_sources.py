@@ -1,4 +1,4 @@
-"""Format readers of the Debian corpus sources, each on a small fixture built here (issue 14)."""
+"""Format readers of the Debian corpus sources, each on a small fixture built here."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""The MediaWiki messages and Stellarium descriptions sources (issue 14), on tiny trees built here."""
+"""The MediaWiki messages and Stellarium descriptions sources, on tiny trees built here."""
 
 from __future__ import annotations
 

@@ -3,8 +3,8 @@ the same computation on the CPU.
 
 CI runs this file with the default `--device cpu`: the comparisons are then trivial, but the tests
 themselves run, and results must land where the app expects them (a Trace on the CPU, logits on the
-model's device). On a machine with a GPU, `make test-cuda` runs it with `--device cuda` (issue 13,
-item 5); it has not been run on one yet. TF32 is switched off so the GPU computes in full float32 like
+model's device). On a machine with a GPU, `make test-cuda` runs it with `--device cuda`; it has
+not been run on one yet. TF32 is switched off so the GPU computes in full float32 like
 the CPU. The other test files build their own tensors on the CPU and ignore the switch.
 """
 
@@ -124,7 +124,7 @@ def test_a_training_step_on_the_device_matches_the_cpu(device):
 
 
 def test_bf16_autocast_gives_nearly_the_float32_loss(device):
-    """`--amp bf16` (issue 13: the full-width model trains with it on a GPU): the same step in bf16
+    """`--amp bf16` (the full-width model trains with it on a GPU): the same step in bf16
     lands within bf16's rounding of the float32 loss."""
     want_loss, _ = tiny_step(torch.device("cpu"), amp=False)
     loss, weights = tiny_step(device, amp=True)

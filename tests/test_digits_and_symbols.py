@@ -1,4 +1,4 @@
-"""The shipped model copies numbers digit for digit and keeps symbols (issue 29): years, prices and
+"""The shipped model copies numbers digit for digit and keeps symbols: years, prices and
 times of the source come out in the German (a currency sign as itself or its German name), and no
 printable character becomes ⁇ (byte fallback, digit splitting, symbol pieces, number variants in the
 data; before, "In 1869" came out as "In 18699" and "$77.8 billion" as "⁇ 77.8 Billion")."""

@@ -1,4 +1,4 @@
-"""What a head change recomputes (issue 30, item 10): only the chosen head's figures.
+"""What a head change recomputes: only the chosen head's figures.
 
 On the head inspector, the statistics over the sentence set and the "switch heads off" experiment do
 not depend on the selected head: a head change reads them from the server's caches instead of

@@ -1,4 +1,4 @@
-"""Every page draws its header before PyTorch is imported (issue 16).
+"""Every page draws its header before PyTorch is imported.
 
 Importing PyTorch takes ~1.5 s on a cold server (longer while a browser shares the CPU). A page whose
 title waits for it leaves the reader in front of an empty page: each page calls `ui.frame.header`

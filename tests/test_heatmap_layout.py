@@ -1,5 +1,5 @@
-"""Heatmaps sized to their matrix (issue 30, item 5): "cross-attention heatmaps are small with a wide
-gap before the colour bar".
+"""Heatmaps sized to their matrix: a cross-attention heatmap is not small, and no wide gap stands
+before its colour bar.
 
 A heatmap of square cells used to take the page's whole width while its matrix, square-celled, took
 only part of it: Plotly centred the matrix and put the colour bar at the figure's right edge, hundreds

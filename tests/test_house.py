@@ -1,16 +1,27 @@
-"""The house map (STYLE.md): `transformer/` holds what a student reads beside the paper (issue 31).
+"""The house limits (CONTRIBUTING.md): `transformer/` holds what a student reads beside the paper.
 
 The model, its parts, tracing, decoding, loading a tokenizer and the maths behind the views stay in
 `transformer/`; jobs (training a tokenizer or a model, building corpora) and app content live in
-`training/`, `corpus/` and `ui/`, so the package still reads in one sitting.
+`training/`, `corpus/` and `ui/`, so the package still reads in one sitting. History stays out of the
+code (no issue numbers), the README stays short enough to read, and no file cites a document the
+repository does not have.
 """
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
-TRANSFORMER_LINES = 3000  # issue 31: `wc -l transformer/*.py transformer/*/*.py`
+TRANSFORMER_LINES = 3000  # `wc -l transformer/*.py transformer/*/*.py`
+README_LINES = 300
+# Not the project's files: the virtual environment, caches, and what data and training runs write.
+SKIP_DIRS = {".venv", ".git", ".pytest_cache", ".ruff_cache", "__pycache__", "node_modules", "data", "runs",
+             "artifacts"}
+TEXT_SUFFIXES = {".py", ".md", ".toml", ".txt", ".cfg", ".ini", ".yml", ".yaml", ".sh", ".ipynb"}
+ISSUE_NUMBER = re.compile(r"\bissues?[\s_-]*#?\d+", re.IGNORECASE)
+# Conventions once kept in files outside the repository; CONTRIBUTING.md holds them now.
+MISSING_DOCS = ("STYLE" + ".md", "DESIGN" + ".md")  # spelled in parts so this file does not cite them
 
 
 def lines(path: Path) -> int:
@@ -20,6 +31,18 @@ def lines(path: Path) -> int:
 
 def transformer_files() -> list[Path]:
     return sorted(p for p in (ROOT / "transformer").rglob("*.py") if "__pycache__" not in p.parts)
+
+
+def project_files(suffixes: set[str]) -> list[Path]:
+    """The repository's own files with these suffixes (and the Makefile, for text), tracked or not."""
+    found = []
+    for path in ROOT.rglob("*"):
+        rel = path.relative_to(ROOT)
+        if SKIP_DIRS & set(rel.parts) or not path.is_file():
+            continue
+        if path.suffix in suffixes or (".md" in suffixes and path.name == "Makefile"):
+            found.append(path)
+    return sorted(found)
 
 
 def test_transformer_holds_at_most_3000_lines():
@@ -38,9 +61,51 @@ def test_training_a_tokenizer_is_a_training_job():
 
 
 def test_no_page_and_no_transformer_module_is_too_long_to_read_at_once():
-    """Issue 31: no page over 200 lines (thin pages: the work is in ui/ and viz/), no module of
-    transformer/ over 350."""
+    """No page over 200 lines (thin pages: the work is in ui/ and viz/), no module of transformer/
+    over 350."""
     pages = sorted((ROOT / "pages").glob("*.py"))
     assert len(pages) >= 10
     assert not [(p.name, lines(p)) for p in pages if lines(p) > 200]
     assert not [(p.name, lines(p)) for p in transformer_files() if lines(p) > 350]
+
+
+def test_no_issue_numbers_in_the_code():
+    """Why a line is there belongs in the line's comment or the paper; which ticket asked for it belongs
+    in the commit message. Tests are named by behaviour, not by ticket."""
+    files = project_files({".py"})
+    assert len(files) > 100 and Path(__file__).resolve() in files  # not vacuous
+    offenders = [
+        f"{p.relative_to(ROOT).as_posix()}:{n}: {line.strip()}"
+        for p in files
+        for n, line in enumerate(p.read_text(encoding="utf-8", errors="replace").splitlines(), 1)
+        if ISSUE_NUMBER.search(line) or ISSUE_NUMBER.search(p.name)
+    ]
+    assert not offenders, "issue numbers in the code:\n" + "\n".join(offenders)
+
+
+def test_the_issue_number_check_sees_them():
+    w = "issue"  # the examples are built here, so that this file passes its own check
+    for text in (f"({w} 30, item 5)", f"{w.title()} 14", f"{w}_30_rows", f"--{w}-30", f"{w}s 29"):
+        assert ISSUE_NUMBER.search(text), text
+    for text in (f"t{w} 3", f"the {w}'s examples", f"{w}-free"):
+        assert not ISSUE_NUMBER.search(text), text
+
+
+def test_readme_stays_short():
+    """What it is, the two commands, a tour, the layout, the deviations and a short performance table;
+    detail lives in bench/README.md, the model cards and docs/."""
+    assert lines(ROOT / "README.md") <= README_LINES, (
+        f"README.md holds {lines(ROOT / 'README.md')} lines (at most {README_LINES}): move detail out"
+    )
+
+
+def test_no_file_cites_a_document_the_repository_does_not_have():
+    files = project_files(TEXT_SUFFIXES)
+    assert ROOT / "README.md" in files and ROOT / "CONTRIBUTING.md" in files  # not vacuous
+    offenders = [
+        f"{p.relative_to(ROOT).as_posix()}: {name}"
+        for p in files
+        for name in MISSING_DOCS
+        if name in p.read_text(encoding="utf-8", errors="replace")
+    ]
+    assert not offenders, f"cite CONTRIBUTING.md instead: {offenders}"

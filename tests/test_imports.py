@@ -1,4 +1,4 @@
-"""Imports run one way (STYLE.md): app.py, pages/*.py -> ui/ -> viz/, transformer/.
+"""Imports run one way (CONTRIBUTING.md): app.py, pages/*.py -> ui/ -> viz/, transformer/.
 
 Checked by parsing every module's imports with `ast` (imports inside functions count too):
 - app.py imports only Streamlit (it runs before every page, the home page included);
@@ -10,7 +10,7 @@ Checked by parsing every module's imports with `ast` (imports inside functions c
 - `viz` is pure Plotly: never Streamlit, never `ui`, never the model or anything that runs it;
 - `transformer` is pure PyTorch: never Streamlit, Plotly, `ui` or `viz`.
 
-And the rooms of building data and training (STYLE.md: corpus/ -> training/ -> transformer/):
+And the rooms of building data and training (CONTRIBUTING.md: corpus/ -> training/ -> transformer/):
 - `transformer` never imports `corpus` or `training` (the model reads in one sitting without them);
 - `training` never imports `corpus` (a training run reads the corpus's files, not its code);
 - `corpus` and `training` never reach into the app (Streamlit, Plotly, `ui`, `viz`, pages);
@@ -33,7 +33,7 @@ STDLIB = set(sys.stdlib_module_names) | {"__future__"}
 
 # Modules of transformer/ that hold or run the model: views must never reach them (BertViz's rule).
 MODEL_MODULES = {"transformer.model", "transformer.pretrained", "transformer.decoding", "training.train"}
-# What a page may import besides the standard library (STYLE.md: pages -> ui -> viz, transformer).
+# What a page may import besides the standard library (CONTRIBUTING.md: pages -> ui -> viz, transformer).
 PAGE_ALLOWED = {"ui", "viz", "streamlit"}
 PAGE_ALLOWED_TRANSFORMER = ("transformer.analysis", "transformer.embeddings")
 NUMERIC_LIBS = {"torch", "numpy", "pandas", "plotly", "safetensors", "sentencepiece"}
@@ -136,7 +136,7 @@ def test_imports_run_one_way_between_rooms(layer):
         for name, line in imports(path)
         if top(name) in NEVER[layer]
     )
-    assert not bad, f"{layer} imports {bad}: imports run corpus -> training -> transformer (STYLE.md, Layers)"
+    assert not bad, f"{layer} imports {bad}: imports run corpus -> training -> transformer (CONTRIBUTING.md)"
 
 
 def test_the_room_rule_sees_a_backward_import():
@@ -182,7 +182,7 @@ def test_pages_import_only_ui_viz_streamlit_and_stdlib(path):
         for name, line in imports(path)
         if top(name) not in allowed and not name.startswith(PAGE_ALLOWED_TRANSFORMER)
     })
-    assert not bad, f"{rel(path)} imports {bad}: pages go through ui/ (STYLE.md, Layers)"
+    assert not bad, f"{rel(path)} imports {bad}: pages go through ui/ (CONTRIBUTING.md)"
 
 
 def test_app_imports_only_streamlit():

@@ -1,4 +1,4 @@
-"""`pip install .` gives working commands (issue 31): the project is installed into a scratch virtual
+"""`pip install .` gives working commands: the project is installed into a scratch virtual
 environment, and its commands are run from a folder outside the repository.
 
 The scratch environment gets no packages from the network: the project is installed with `--no-deps

@@ -1,4 +1,4 @@
-"""The decoder page draws what a new session sees and the rest when opened (issue 30's cold waits), in
+"""The decoder page draws what a new session sees and the rest when opened (a shorter cold wait), in
 headless Chromium: a closed expander or tab draws no figure, and opening one draws its figure."""
 
 from __future__ import annotations

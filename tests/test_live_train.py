@@ -1,4 +1,4 @@
-"""Train it yourself (issue 15, item 5): the server-wide coordinator, the page, and two real tabs.
+"""Train it yourself: the server-wide coordinator, the page, and two real tabs.
 
 - The coordinator's rules (one run at a time, a queue with positions, caps in steps and seconds, a
   heartbeat that stops the run of a tab that went away) are tested with a fake trainer and a fake

@@ -1,4 +1,4 @@
-"""Text a lecturer pastes (issue 30, item 4): over-long text is cut at the limit with a message that
+"""Text a lecturer pastes: over-long text is cut at the limit with a message that
 says so, instead of silently emptying the box, and text the vocabulary does not know gets a notice."""
 
 from __future__ import annotations

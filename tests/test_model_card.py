@@ -1,4 +1,4 @@
-"""Model cards read as one (issue 31): each fits on a page or two, the shipped model's card has the
+"""Model cards read as one: each fits on a page or two, the shipped model's card has the
 sections a reader looks for in their order, its links lead somewhere, its run-by-run history lives in
 docs/TRAINING_LOG.md, and the decoding it reports as shipped is the one `decoding.json` ships.
 

@@ -1,4 +1,4 @@
-"""docs/notebook.ipynb runs from top to bottom (issue 31): a kernel executes every cell on the shipped
+"""docs/notebook.ipynb runs from top to bottom: a kernel executes every cell on the shipped
 model, so the notebook cannot rot as the code changes, and it draws its figures with the functions the
 pages use. Nothing here knows the shipped model's sizes or translations: it is retrained now and then."""
 

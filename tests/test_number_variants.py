@@ -1,4 +1,4 @@
-"""Number and currency variants of real pairs (issue 29): the sentence stays, the numbers change the
+"""Number and currency variants of real pairs: the sentence stays, the numbers change the
 same way on both sides, and nothing comes close to a held-out sentence."""
 
 from __future__ import annotations

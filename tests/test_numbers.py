@@ -3,7 +3,7 @@
 The German and English of every cardinal are checked against num2words, a separate, widely used
 library; where the two disagree the case is named (num2words writes "einstausend" for 101,000 and
 the like, which Duden writes "eintausend"; it reads 2010 as "twenty ten" where our phrases say
-"two thousand ten", as the issue's examples do).
+"two thousand ten").
 """
 
 from __future__ import annotations

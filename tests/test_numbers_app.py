@@ -67,8 +67,8 @@ def test_a_sentence_outside_the_grammar_is_flagged():
 def test_bad_model_and_snapshot_fall_back(ids):
     at = open_page(ROOT / "pages" / "Multi_head_attention.py", model="<script>", snapshot="x", s="Hi.")
     assert ids["translation"] in model_caption(at)
-    page4 = ROOT / "pages" / "Multi_head_attention.py"
-    at = open_page(page4, model="numbers", snapshot="77", s="forty-two")
+    multi_head = ROOT / "pages" / "Multi_head_attention.py"
+    at = open_page(multi_head, model="numbers", snapshot="77", s="forty-two")
     assert ids["numbers"] in model_caption(at)
     assert at.select_slider(key="atlas_training_step").value == "final"
 

@@ -1,4 +1,4 @@
-"""A page's own default layer and head stay on that page (issue 30, item 7).
+"""A page's own default layer and head stay on that page.
 
 The paper figures and the head inspector open on the sentence's most focused head. That default used
 to be written into the session's shared selection, so the step-by-step and decoder pages then opened

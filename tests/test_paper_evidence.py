@@ -1,5 +1,5 @@
 """The paper figures page says what the paper shows and what this model shows, in numbers measured on
-the loaded model, and claims nothing the numbers do not show (issue 30, item 2)."""
+the loaded model, and claims nothing the numbers do not show."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""The home page loads Plotly's script before the reader clicks (issue 30, "Figure 1 box → page").
+"""The home page loads Plotly's script before the reader clicks a Figure 1 box.
 
 Figure 1 is Vega-Lite, and every page it links to opens with a Plotly figure: in a new session the
 first click used to wait while the browser fetched and ran Plotly's 4.7 MB script (about 0.6 s of a

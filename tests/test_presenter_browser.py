@@ -1,5 +1,5 @@
-"""Issue 30's screenshot review (docs/REVIEW_30.md), measured in Debian's Chromium: what a class sees at
-1024 × 768 in presenter mode, and at 1440 × 900, where the figures' layouts alone cannot tell.
+"""What a class sees at 1024 × 768 in presenter mode, and at 1440 × 900, measured in Debian's Chromium
+where the figures' layouts alone cannot tell (tests/test_presenter_layout.py checks the layouts).
 
 - Tables: `st.table` text at presenter size, showing the sentence's pieces exactly as typed (no
   Markdown formatting, no links, no HTML).
@@ -187,7 +187,7 @@ def test_figure_3s_keys_are_labelled_and_apart_in_presenter_mode(server, browser
         context.close()
 
 
-# ---- outside presenter mode at 1024 × 768, the sidebar open (docs/REVIEW_30.md, second table) ------
+# ---- outside presenter mode at 1024 × 768, the sidebar open: a main column of about 560 px ---------
 
 SMALL = {"width": 1024, "height": 768}  # the main column is about 560 px wide here
 NEXT_TOKEN = 'button:has-text("Next token")'

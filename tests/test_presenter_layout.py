@@ -1,5 +1,5 @@
-"""The "not fixed" rows of docs/REVIEW_30.md (issue 30's screenshot review), checked on the figures'
-layouts and in AppTest; tests/test_presenter_browser.py measures the same things in Chromium.
+"""What a class reads at 1024 × 768 in presenter mode and at 1440 × 900, checked on the figures' layouts
+and in AppTest; tests/test_presenter_browser.py measures the same things in Chromium.
 
 - Tables in presenter mode are `st.table` (the presenter CSS enlarges its text; a data frame's canvas
   it cannot reach), their text cells escaped so that Markdown shows them as typed.

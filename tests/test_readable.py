@@ -1,4 +1,4 @@
-"""Figures a student can read (issue 16): what the screens showed, checked on the figures themselves."""
+"""Figures a student can read: what the screens showed, checked on the figures themselves."""
 
 from __future__ import annotations
 

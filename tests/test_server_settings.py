@@ -37,8 +37,13 @@ def settings(command: list[str]) -> dict[str, str]:
 
 def make_run_command() -> list[str]:
     """The command `make run` runs (make -n prints it), as the Streamlit command line it becomes."""
-    printed = subprocess.run(["make", "-n", "run", "PORT=8765"], cwd=ROOT, capture_output=True, text=True,
-                             check=True).stdout.strip().splitlines()  # fmt: skip
+    printed = (
+        subprocess.run(
+            ["make", "-n", "run", "PORT=8765"], cwd=ROOT, capture_output=True, text=True, check=True
+        )
+        .stdout.strip()
+        .splitlines()
+    )
     line = shlex.split([ln for ln in printed if " -m " in ln][-1])
     assert line[1:3] == ["-m", "attention_atlas"], line  # `make run` is the `attention-atlas` command
     return cli.streamlit_command(line[3:])
@@ -57,7 +62,9 @@ def test_every_launcher_starts_streamlit_with_the_same_settings():
         "make run": make_run_command(),
         "attention-atlas": cli.streamlit_command(["--port", "9000"]),
         "make serve worker": serve.worker_command(8601),
-        "tests and bench server": server.streamlit_command(["--port", "9001", "--server.address", "127.0.0.1"]),
+        "tests and bench server": server.streamlit_command(
+            ["--port", "9001", "--server.address", "127.0.0.1"]
+        ),
     }
     reference = {k: v for k, v in settings(launchers["make run"]).items() if k not in WHERE}
     assert len(reference) >= 5

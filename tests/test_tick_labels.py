@@ -1,4 +1,4 @@
-"""Tick labels a class can read (issue 30, item 5): at least 10 px, and every token of a heatmap
+"""Tick labels a class can read: at least 10 px, and every token of a heatmap
 labelled, however long the sentence (rotate, don't skip). Read from the figures' layouts: the figure
 functions on sentences of 8 and 61 tokens, and every chart of the attention pages as they send it."""
 
@@ -101,7 +101,7 @@ def test_every_chart_of_a_page_is_readable(page, params):
 
 
 def test_dimension_axes_are_labelled_not_bare_tick_marks():
-    """Screenshots at 1440 × 900 (docs/REVIEW_30.md): the embedding rows and an encoder layer's stages
+    """Screenshots at 1440 × 900: the embedding rows and an encoder layer's stages
     (T × 128) and the FFN's hidden units (T × 512) showed a tick mark per dimension and no number at
     all. Now every 16th dimension is labelled, upright, and the hidden units' axis has its numbers."""
     rng = np.random.default_rng(0)

@@ -1,4 +1,4 @@
-"""AppTest on pages 1-3 (tokens & embeddings, positional encoding, attention step by step).
+"""AppTest on the tokens & embeddings, positional encoding and attention step-by-step pages.
 
 They run on the shipped pretrained/ model; no test depends on what the weights are, only on how the
 page reacts: charts present, a new sentence changes the tokens, a new layer/head changes the data,
@@ -20,9 +20,9 @@ from transformer import decoding
 from viz.labels import token_labels
 
 ROOT = Path(__file__).resolve().parents[1]
-PAGE1 = str(ROOT / "pages" / "Tokens_and_embeddings.py")
-PAGE2 = str(ROOT / "pages" / "Positional_encoding.py")
-PAGE3 = str(ROOT / "pages" / "Attention_step_by_step.py")
+TOKENS = str(ROOT / "pages" / "Tokens_and_embeddings.py")
+POSITIONS = str(ROOT / "pages" / "Positional_encoding.py")
+STEPS = str(ROOT / "pages" / "Attention_step_by_step.py")
 TIMEOUT = 60
 NEW_SENTENCE = "Birds sing."
 # Q, K and V are one figure of three panels ("qkv"; three figures in presenter mode). The scores after
@@ -32,9 +32,9 @@ STEP_KEYS = ("qkv", "qk", "scores", "mask", "pattern", "z")
 
 @pytest.fixture(autouse=True, scope="module")
 def short_translations():
-    """Cap decoding at a few tokens so page 3's translation is quick on any weights.
+    """Cap decoding at a few tokens so the step-by-step page's translation is quick on any weights.
 
-    Page 3 feeds the decoder the greedy translation; until it says EOS (an untrained model never
+    That page feeds the decoder the greedy translation; until it says EOS (an untrained model never
     does) decoding runs to the paper's limit of source length + 50, which on a busy 2-core CPU can
     take a minute. The pages' behaviour does not depend on the translation's length. The caches are
     cleared before and after so that no shortened translation outlives these tests.
@@ -80,8 +80,8 @@ def type_sentence(at: AppTest, text: str) -> AppTest:
     return at
 
 
-def test_page1_shows_pieces_embeddings_scaling_and_similarity():
-    at = open_page(PAGE1)
+def test_tokens_page_shows_pieces_embeddings_scaling_and_similarity():
+    at = open_page(TOKENS)
     figs = charts(at)
     assert {"embed_rows", "embed_scale", "embed_similarity"} <= set(figs)
     table = at.dataframe[0].value
@@ -98,8 +98,8 @@ def test_page1_shows_pieces_embeddings_scaling_and_similarity():
     assert sqrt_d == pytest.approx(rows.shape[1] ** 0.5, abs=1e-3)
 
 
-def test_page1_new_sentence_changes_the_tokens():
-    at = open_page(PAGE1)
+def test_tokens_page_new_sentence_changes_the_tokens():
+    at = open_page(TOKENS)
     before = list(at.dataframe[0].value["piece"])
     type_sentence(at, NEW_SENTENCE)
     after = list(at.dataframe[0].value["piece"])
@@ -107,16 +107,16 @@ def test_page1_new_sentence_changes_the_tokens():
     assert charts(at)["embed_rows"]["layout"]["yaxis"]["ticktext"] == token_labels(after)
 
 
-def test_page1_similarity_switch_changes_the_vectors_compared():
-    at = open_page(PAGE1)
+def test_tokens_page_similarity_switch_changes_the_vectors_compared():
+    at = open_page(TOKENS)
     raw = array(charts(at)["embed_similarity"]["data"][0]["z"])
     at.radio(key="embed_compare").set_value(1).run()
     with_pe = array(charts(at)["embed_similarity"]["data"][0]["z"])
     assert raw.shape == with_pe.shape and not np.allclose(raw, with_pe)
 
 
-def test_page2_shows_table_curves_similarity_shift_and_shuffle():
-    at = open_page(PAGE2)
+def test_positions_page_shows_table_curves_similarity_shift_and_shuffle():
+    at = open_page(POSITIONS)
     figs = charts(at)
     assert {"pe_matrix", "pe_curves", "pe_similarity", "pe_shift_matrix", "pe_shift_scatter",
             "pe_noposition_plain", "pe_noposition_shuffled"} <= set(figs)
@@ -136,8 +136,8 @@ def test_page2_shows_table_curves_similarity_shift_and_shuffle():
     np.testing.assert_allclose(z_shuffled[np.ix_(idx, idx)], array(plain["z"]), atol=1e-5)
 
 
-def test_page2_controls_change_the_figures():
-    at = open_page(PAGE2)
+def test_positions_page_controls_change_the_figures():
+    at = open_page(POSITIONS)
     m3 = array(charts(at)["pe_shift_matrix"]["data"][0]["z"])
     at.slider(key="pe_k").set_value(10).run()
     m10 = array(charts(at)["pe_shift_matrix"]["data"][0]["z"])
@@ -150,19 +150,19 @@ def test_page2_controls_change_the_figures():
     assert sorted(charts(at)["pe_noposition_shuffled"]["data"][0]["y"]) == sorted(shuffled)
 
 
-def test_page2_new_sentence_changes_the_tokens():
-    at = open_page(PAGE2)
+def test_positions_page_new_sentence_changes_the_tokens():
+    at = open_page(POSITIONS)
     before = charts(at)["pe_noposition_plain"]["data"][0]["y"]
     type_sentence(at, NEW_SENTENCE)
     after = charts(at)["pe_noposition_plain"]["data"][0]["y"]
     assert after != before and after[-1].endswith("&lt;/s&gt;")
 
 
-def test_page3_shows_every_step_and_follows_layer_and_head():
-    at = open_page(PAGE3)
+def test_step_by_step_page_shows_every_step_and_follows_layer_and_head():
+    at = open_page(STEPS)
     figs = charts(at)
     assert {f"steps_{k}" for k in STEP_KEYS} <= set(figs) and "steps_masked" not in figs  # encoder
-    assert "steps_masked" in charts(open_page(PAGE3, stack="decoder", kind="self"))  # causal: it blocks
+    assert "steps_masked" in charts(open_page(STEPS, stack="decoder", kind="self"))  # causal: it blocks
     pattern = array(figs["steps_pattern"]["data"][0]["z"])
     np.testing.assert_allclose(pattern.sum(axis=1), 1.0, atol=1e-4)
     # Rows = queries, columns = keys, stated on the matrix figures.
@@ -176,8 +176,8 @@ def test_page3_shows_every_step_and_follows_layer_and_head():
     assert not at.exception
 
 
-def test_page3_decoder_self_attention_is_causal_and_cross_uses_source_keys():
-    at = open_page(PAGE3)
+def test_step_by_step_page_decoder_self_attention_is_causal_and_cross_uses_source_keys():
+    at = open_page(STEPS)
     source_labels = charts(at)["steps_pattern"]["data"][0]["x"]
     at.selectbox(key="atlas_stack").set_value("decoder").run()
     spec = charts(at)["steps_mask"]["data"][0]
@@ -190,8 +190,8 @@ def test_page3_decoder_self_attention_is_causal_and_cross_uses_source_keys():
     assert cross["x"] == source_labels and cross["y"][0].startswith("0:&lt;s&gt; → ")  # reads → writes
 
 
-def test_page3_follow_one_query():
-    at = open_page(PAGE3)
+def test_step_by_step_page_follow_one_query():
+    at = open_page(STEPS)
     box = next(s for s in at.selectbox if s.label.startswith("Follow one query"))
     assert "steps_journey" not in charts(at)
     box.set_value(1).run()
@@ -202,36 +202,36 @@ def test_page3_follow_one_query():
                                array(figs["steps_pattern"]["data"][0]["z"])[1], atol=1e-4)
 
 
-def test_page3_new_sentence_changes_the_tokens():
-    at = open_page(PAGE3)
+def test_step_by_step_page_new_sentence_changes_the_tokens():
+    at = open_page(STEPS)
     before = charts(at)["steps_qkv"]["data"][0]["y"]  # Q's panel
     type_sentence(at, NEW_SENTENCE)
     after = charts(at)["steps_qkv"]["data"][0]["y"]
     assert after != before and after[-1].endswith("&lt;/s&gt;")
 
 
-@pytest.mark.parametrize("path", [PAGE1, PAGE2, PAGE3])
+@pytest.mark.parametrize("path", [TOKENS, POSITIONS, STEPS])
 def test_bad_query_params_fall_back(path):
     at = open_page(path, layer="-5", head="abc", stack="xyz", kind="nope", s="")
     assert at.info  # empty sentence: a clear message, no exception
     at = open_page(path, layer="-5", head="abc", stack="xyz", kind="nope", zero="maybe")
-    if path == PAGE3:
+    if path == STEPS:
         heading = at.subheader[0].value
         assert heading.startswith("encoder self-attention, layer 1 of") and "head 1 of" in heading
     else:
         assert charts(at)
 
 
-def test_page3_clamps_too_large_layer_and_head():
-    at = open_page(PAGE3, layer="99", head="99", stack="decoder", kind="cross")
+def test_step_by_step_page_clamps_too_large_layer_and_head():
+    at = open_page(STEPS, layer="99", head="99", stack="decoder", kind="cross")
     heading = at.subheader[0].value
     assert heading.startswith("decoder cross-attention, layer 6 of 6") and "head 8 of 8" in heading
 
 
-def test_page3_follows_the_first_of_a_repeated_word():
+def test_step_by_step_page_follows_the_first_of_a_repeated_word():
     """Streamlit 1.67 identifies a select box option by its text: two options reading "the" were one,
     and picking the first "the" followed the last. Repeats are numbered, and the pick holds."""
-    at = open_page(PAGE3, s="the dog saw the cat.")
+    at = open_page(STEPS, s="the dog saw the cat.")
     box = next(b for b in at.selectbox if b.key.startswith("steps_query_"))
     labels = list(box.options)  # as the reader sees them
     assert len(set(labels)) == len(labels) and "the (1)" in labels and "the (2)" in labels

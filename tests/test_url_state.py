@@ -13,7 +13,6 @@ from pathlib import Path
 import pytest
 import streamlit as st
 from streamlit.testing.v1 import AppTest
-from test_pages_8_9 import one_thread  # noqa: F401  (autouse: one PyTorch thread on a shared machine)
 
 from transformer import decoding
 from ui.state import decode, encode
@@ -22,12 +21,14 @@ ROOT = Path(__file__).resolve().parents[1]
 PAGES = ROOT / "pages"
 SENTENCE = "The cat sat on the mat."
 TIMEOUT = 300
-pytestmark = pytest.mark.timeout(900)  # the head inspector measures heads over a set of sentences
+# The head inspector measures heads over a set of sentences; one PyTorch thread (tests/conftest.py).
+pytestmark = [pytest.mark.timeout(900), pytest.mark.usefixtures("one_thread")]
 
 
 @pytest.fixture(autouse=True, scope="module")
 def short_translations():
-    """Short greedy and beam translations (as in test_pages_4_7): the state, not the text, matters."""
+    """Short greedy and beam translations (as in test_multi_head_layer_decoder_and_paper_pages.py): the
+    state, not the text, matters."""
     with pytest.MonkeyPatch.context() as patch:
         patch.setattr(decoding, "default_max_len", lambda model, src_len: min(6, src_len + 50))
         st.cache_data.clear()
@@ -112,8 +113,9 @@ def test_a_shared_link_reproduces_the_view(page):
     assert not at.exception, [e.message for e in at.exception]
     for i, (kind, key, value, param) in enumerate(cases):
         if kind == "selectbox" and isinstance(value, int) and param not in at.query_params:
-            # the value is the page's default for this model and these settings (page 7's head for
-            # Figure 4 is the best-ranked one), and a link keeps only what differs: pick the next
+            # the value is the page's default for this model and these settings (the paper figures
+            # page's head for Figure 4 is the best-ranked one), and a link keeps only what differs: pick
+            # the next
             value = (value + 1) % len(widget(at, kind, key).options)
             widget(at, kind, key).set_value(value)
             cases[i] = (kind, key, value, param)

@@ -1,4 +1,5 @@
-"""Figures of pages 4-7: viz/multihead.py, viz/layers.py, viz/decoding.py, viz/paper.py.
+"""Figures of the multi-head, layer, decoder and paper pages: viz/multihead.py, viz/layers.py,
+viz/decoding.py, viz/paper.py.
 
 Each figure must carry exactly the numbers it was given, label its axes consistently, and refuse
 shapes or labels that do not fit.

@@ -1,4 +1,5 @@
-"""The figures of pages 1-3 (viz/embeddings, viz/positional, viz/steps) show exactly the data given."""
+"""The figures of the input and step-by-step pages (viz/embeddings, viz/positional, viz/steps) show
+exactly the data given."""
 
 from __future__ import annotations
 

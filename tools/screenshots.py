@@ -5,7 +5,7 @@ headless Debian Chromium at 1440×900 on the default sentence, waits until Strea
 running the page and its figures are drawn, and saves one viewport each to docs/screenshots/. Each PNG
 is re-encoded with Pillow (a 256-colour palette when that is what keeps it under the size limit).
 
-For a review of every page (issue 30), `--all-pages` takes each page of app.py's navigation (and the
+For a review of every page, `--all-pages` takes each page of app.py's navigation (and the
 numbers model's decoder page) whole, top to bottom, plus one shot per further tab of a page with tabs:
 
     python tools/screenshots.py --all-pages --size 1440x900 --out docs/screenshots/review

@@ -7,7 +7,8 @@ Every box carries the page that explains the part, so that a click on the box ca
 Unlike every other figure in viz/, this one is a Vega-Lite spec (a plain dict), not a Plotly figure.
 It is the first thing the home page draws, and on a cold 2-core server Chromium needs ~1.3 s longer to
 load and compile Streamlit's 4.7 MB Plotly bundle than its Vega-Lite one before the first figure
-shows (README, Benchmarks). The other figures need the model's numbers anyway, so they stay Plotly.
+shows (bench/README.md, "What changed and why"). The other figures need the model's numbers anyway,
+so they stay Plotly.
 """
 
 from __future__ import annotations

@@ -13,14 +13,14 @@ from viz.multihead import as_stack
 
 # The "dimension" under each panel is an annotation AXIS_TITLE_SHIFT px below the plot, not an axis
 # title: in Streamlit's chart theme a title with a standoff (and no automargin) was drawn over the tick
-# numbers (5 px of overlap measured in Chromium, issue 30 screenshot review); an annotation's place
+# numbers (5 px of overlap measured in Chromium); an annotation's place
 # is fixed in px. In that theme the numbers end TICK_FONT + 20 px under the plot (measured); the title
 # starts 8 px lower. Presenter mode scales the shift with the text (`viz.present.presenter_fonts`).
 AXIS_TITLE_SHIFT = -(TICK_FONT + 28)
 # The panel titles lean towards W^O: the concat's ends at its panel's right edge (it runs on over the
 # token labels on the left), W^O's is centred, the output's starts at its panel's left edge. Centred
 # titles touched where the figure is squeezed into the 560-px column at 1024 px with the sidebar open
-# ("15 × 8·16 = 15 × 128" is twice as wide as the concat panel is there; issue 30 screenshot review).
+# ("15 × 8·16 = 15 × 128" is twice as wide as the concat panel is there).
 TITLE_ANCHORS = ("right", "center", "left")  # concat, W^O, output
 _SUBSCRIPTS = str.maketrans("0123456789", "₀₁₂₃₄₅₆₇₈₉")
 

@@ -36,7 +36,7 @@ COLORBAR_PAD = 6  # px between the matrix and its colour bar
 COLORBAR_TICK_LEN = 5  # px: Plotly's tick marks on the bar
 MIN_WIDTH = 420  # px: narrower, a small matrix (4 × 5 tokens) gets larger cells, so that titles fit
 FEW = 16  # categories (heads, layers) that are all ticked, however small their rows
-MIN_TICK_FONT = 10  # px: the smallest tick label (issue 30); a crowded axis shrinks its labels to it
+MIN_TICK_FONT = 10  # px: the smallest tick label a class reads; a crowded axis shrinks its labels to it
 LABEL_GAP = 1.2  # neighbouring tick labels are this many times their font size apart, or they touch
 MAX_CELL = 60  # px: the largest cell that growth gives
 MAX_HEIGHT = 900  # px
@@ -371,7 +371,7 @@ def _fitting(labels: list[str], spacing: float, size: float, angle: float) -> tu
 def fit_ticks(fig: go.Figure) -> go.Figure:
     """Tick labels of a square-celled heatmap that do not touch their neighbours (in place).
 
-    Every token keeps its label (issue 30: rotate, never skip). Where the cells are too narrow for the
+    Every token keeps its label (rotate, never skip). Where the cells are too narrow for the
     labels at their angle, the x labels turn upright, and where even that is too tight (38 keys in an
     860-px figure at presenter size) they get smaller, to MIN_TICK_FONT at the least; rows too low for
     their labels' size get smaller labels the same way. The margins follow the labels, the plot stays:
