@@ -15,8 +15,8 @@ st.markdown(
     "Pick a stack, an attention sub-layer, a layer and a head; every number below is the model's own."
 )
 st.latex(r"\mathrm{Attention}(Q, K, V) = \mathrm{softmax}\!\left(\frac{QK^\top}{\sqrt{d_k}}\right)V")
+from ui import decoder_reads, rows  # noqa: E402
 from ui import model as model_io  # noqa: E402
-from ui import rows  # noqa: E402
 from ui.frozen import frozen  # noqa: E402
 from ui.layout import (  # noqa: E402
     attention_picker,
@@ -46,7 +46,7 @@ def step_figures(model_id: str, text: str, sel: Selection, row: int | None) -> d
     Cached for the whole server (figures are only read, never changed): going back to a head seen
     before, or a second reader on the same sentence, draws without building a figure again.
     """
-    trace = model_io.trace(model_id, text)
+    trace = model_io.decoder_trace(model_id, text, sel.decoder_choice)
 
     def get(what: str):
         return trace.get(trace.attn_name(sel.stack, sel.kind, sel.layer, what))[sel.head]
@@ -81,7 +81,7 @@ def step_figures(model_id: str, text: str, sel: Selection, row: int | None) -> d
 def steps_view() -> None:
     p = fresh(PAGE)
     sel = attention_picker(p)
-    trace = model_io.trace(p.lm.model_id, p.src.text)
+    trace = model_io.decoder_trace(p.lm.model_id, p.src.text, sel.decoder_choice)
     if trace is None:
         st.stop()
 
@@ -93,11 +93,8 @@ def steps_view() -> None:
     )
     st.subheader(where)
     if sel.stack == "decoder":
-        st.caption(
-            "Decoder positions are the decoder's input: `<s>` and then the model's own greedy "
-            "translation, one position per token it has produced so far."
-            + (f" {rows.WRITES_NOTE}" if sel.kind == "cross" else "")
-        )
+        chosen = model_io.decoder_input(p.lm.model_id, p.src.text, sel.decoder_choice)
+        st.caption(decoder_reads.words(chosen) + (f" {rows.WRITES_NOTE}" if sel.kind == "cross" else ""))
 
     query_options = [None, *range(len(query_labels))]
     query_key = f"steps_query_{sel.stack}_{len(query_labels)}"

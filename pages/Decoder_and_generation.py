@@ -19,7 +19,7 @@ st.markdown(
     "probability for every token of the vocabulary."
 )
 from transformer.analysis.decoding import step_from_trace, step_limit  # noqa: E402
-from ui import generation, state  # noqa: E402
+from ui import decoder_reads, generation, state  # noqa: E402
 from ui import model as model_io  # noqa: E402
 from ui.generation import TOP_K  # noqa: E402
 from ui.layout import fresh, markdown_table, require_sentence, setup, show_figure  # noqa: E402
@@ -57,7 +57,8 @@ def decoder_view() -> None:
         sel = state.update(layer=layer, head=head, stack="decoder", kind=kind)
     shown = replace(sel, kind="self", chosen=frozenset())  # what the figures depend on
     numbering = f"Layers and heads are numbered {sel.numbering}."
-    tr = model_io.trace(p.lm.model_id, p.src.text)  # decoder input: <s> + the greedy translation
+    chosen = model_io.decoder_input(p.lm.model_id, p.src.text, sel.decoder_choice)  # as on every page
+    tr = model_io.trace(p.lm.model_id, p.src.text, chosen.ids)
 
     st.header("Masked self-attention")
     st.markdown(
@@ -69,8 +70,7 @@ def decoder_view() -> None:
     show_figure(
         generation.self_figure(p.lm.model_id, p.src.text, shown),
         key="dec_self",
-        caption=f"Grey cells are blocked (a future position). The decoder input is `<s>` followed by the "
-        f"model's greedy translation. {numbering}",
+        caption=f"Grey cells are blocked (a future position). {decoder_reads.words(chosen)} {numbering}",
         displayed=True,
     )
     uniform_note(tr, "decoder", "self", layer, head)
@@ -109,13 +109,15 @@ def decoder_view() -> None:
         "so far, predicts a probability for every token in its vocabulary, and appends the most probable "
         "one. Thanks to the causal mask, earlier positions never change, so each step only adds one new "
         "row to every attention matrix: the row of the newest query, shown below."
+        + (" Here it starts after your own German prefix and continues it." if chosen.used == "own" else "")
     )
-    decode_key = f"atlas_decode::{p.lm.model_id}::{p.src.text}"
+    start = chosen.ids if chosen.used == "own" else ()  # generation starts after the reader's own prefix
+    decode_key = f"atlas_decode::{p.lm.model_id}::{p.src.text}::{start}"
     if decode_key not in st.session_state:  # a link names how many tokens were generated ("tokens")
         asked = state.decode(st.query_params.get("tokens"), 0, low=0)
-        st.session_state[decode_key] = generation.greedy_prefix(p.lm.model_id, p.src.text, asked)
+        st.session_state[decode_key] = generation.greedy_prefix(p.lm.model_id, p.src.text, asked, start)
     prefix = list(st.session_state[decode_key])
-    state.url_value("tokens", len(prefix), 0)
+    state.url_value("tokens", len(prefix) - len(start), 0)
     step_tr = model_io.trace(p.lm.model_id, p.src.text, target_ids=tuple(prefix))
     step = step_from_trace(step_tr, TOP_K)
     finished = bool(prefix) and prefix[-1] == p.lm.tokenizer.eos_id
@@ -125,7 +127,7 @@ def decoder_view() -> None:
         st.session_state[decode_key] = [*st.session_state.get(decode_key, []), token_id]
 
     def _reset() -> None:
-        st.session_state[decode_key] = []
+        st.session_state[decode_key] = list(start)
 
     # A row of buttons each as wide as its label: in a sixth of the 560-px column (1024 px wide, the
     # sidebar open) "Next token" was cut to "Next to…".
@@ -138,8 +140,8 @@ def decoder_view() -> None:
         disabled=finished or at_limit,
         type="primary",
     )
-    buttons.button("Reset", key="dec_reset", on_click=_reset, disabled=not prefix)
-    st.text(f"Decoder input after {len(prefix)} step(s): " + " ".join(step_tr.tgt_pieces))
+    buttons.button("Reset", key="dec_reset", on_click=_reset, disabled=len(prefix) == len(start))
+    st.text(f"Decoder input after {len(prefix) - len(start)} step(s): " + " ".join(step_tr.tgt_pieces))
     if finished:
         st.success("The model produced `</s>`: the translation is finished.")
         st.text(p.lm.tokenizer.decode(prefix))

@@ -39,7 +39,7 @@ def inspector_view() -> None:
     p = fresh(PAGE)
     # Opens on the sentence's most focused head of the chosen attention, unless the URL or the reader
     # named a layer or head.
-    trace = inspector.attention_trace(p.lm.model_id, p.src.text)
+    trace = inspector.attention_trace(p.lm.model_id, p.src.text, p.sel.decoder_choice)  # as on every page
     p, focus = focus_default(p, trace)
     sel = attention_picker(p)
     attention = (sel.stack, sel.kind)
@@ -61,8 +61,8 @@ def inspector_view() -> None:
 
     with tab_stats:
         st.markdown(
-            "Every statistic is measured on each query row of each sentence, then averaged. A head's decoder "
-            "input is BOS followed by the model's own greedy translation. Position-based statistics "
+            "Every statistic is measured on each query row of each sentence, then averaged. Here a head's "
+            "decoder input is BOS followed by the model's own greedy translation. Position-based statistics "
             "(distance, previous/next/own token, same word) only make sense in self-attention, where queries "
             "and keys are the same tokens; for cross-attention they are left blank."
         )

@@ -19,7 +19,7 @@ if (config := shipped_config(chosen_dir())) is not None:  # read without PyTorch
         "mixed by one more matrix, W^O."
     )
 from transformer.analysis.decoding import SPECIAL_PIECES  # noqa: E402
-from ui import layout, rows  # noqa: E402
+from ui import decoder_reads, layout, rows  # noqa: E402
 from ui import model as model_io  # noqa: E402
 from ui.layout import attention_picker, for_display, fresh, require_sentence, setup, show_figure  # noqa: E402
 from ui.state import Selection, url_widget  # noqa: E402
@@ -45,7 +45,7 @@ def _names(sel: Selection, n_layers: int, n_heads: int) -> tuple[list[str], list
 def layer_figures(model_id: str, text: str, sel: Selection, heads: tuple[int, ...],
                   token: int | None) -> dict:
     """The heads grid, the head view (of `heads`, for query `token` or all) and Concat·W^O of a layer."""
-    lm, tr = model_io.by_id(model_id), model_io.trace(model_id, text)
+    lm, tr = model_io.by_id(model_id), model_io.decoder_trace(model_id, text, sel.decoder_choice)
     cfg, colors = lm.model.config, palette(sel.palette)
     head_names, _ = _names(sel, cfg.n_layers, cfg.n_heads)
     weights = tr.attention(sel.stack, sel.kind, sel.layer)  # (H, T_q, T_k)
@@ -75,7 +75,7 @@ def layer_figures(model_id: str, text: str, sel: Selection, heads: tuple[int, ..
 @st.cache_resource(max_entries=32, show_spinner=False)
 def model_view_figure(model_id: str, text: str, sel: Selection):
     """Every layer × head of the selection's stack and attention (its layer and head do not matter)."""
-    lm, tr = model_io.by_id(model_id), model_io.trace(model_id, text)
+    lm, tr = model_io.by_id(model_id), model_io.decoder_trace(model_id, text, sel.decoder_choice)
     cfg = lm.model.config
     head_names, layer_names = _names(sel, cfg.n_layers, cfg.n_heads)
     fig = grids.model_view(
@@ -96,15 +96,13 @@ def heads_view() -> None:
     cfg = p.lm.model.config
     sel = attention_picker(p, head=False)
     shown = replace(sel, head=0, chosen=frozenset())  # what this page's figures depend on
-    tr = model_io.trace(p.lm.model_id, p.src.text)
+    tr = model_io.decoder_trace(p.lm.model_id, p.src.text, sel.decoder_choice)
     q_labels = rows.query_labels(p.lm.model_id, tr, sel.stack, sel.kind, p.sel.pieces)
     head_names, _ = _names(sel, p.n_layers, p.n_heads)
     numbering = f"Layers and heads are numbered {sel.numbering}."
     if sel.stack == "decoder":
-        st.caption(
-            "The decoder is fed `<s>` followed by the model's own greedy translation, as during generation."
-            + (f" {rows.WRITES_NOTE}" if sel.kind == "cross" else "")
-        )
+        chosen = model_io.decoder_input(p.lm.model_id, p.src.text, sel.decoder_choice)
+        st.caption(decoder_reads.words(chosen) + (f" {rows.WRITES_NOTE}" if sel.kind == "cross" else ""))
 
     st.header("All heads of one layer")
     grid_place = st.container()

@@ -3,7 +3,7 @@
 Traces live in a resource cache (`ui.model.trace`): every rerun and every session gets the very same
 object, so a page that wrote into one would corrupt it for everybody. These tests draw every page
 and then compare the cached trace, tensor by tensor, with a fresh one. They also check each page's
-figure payload for the default sentence (issue 6: at most 1 MB per page) and the slimmed traces.
+figure payload for the default sentence (at most 1 MB per page, for a school's link) and the slimmed traces.
 """
 
 from __future__ import annotations
@@ -21,7 +21,7 @@ from ui.state import DEFAULT_SENTENCE
 
 ROOT = Path(__file__).resolve().parents[1]
 PAGES = [p.script for p in discover_pages()]  # app.py (the home page), then each page file
-MAX_PAYLOAD = 1_000_000  # bytes of figure specs per page (issue 6)
+MAX_PAYLOAD = 1_000_000  # bytes of figure specs per page (bench/README.md's target)
 
 
 def figure_bytes(at: AppTest) -> int:
@@ -30,9 +30,10 @@ def figure_bytes(at: AppTest) -> int:
 
 
 def fresh_trace(sentence: str):
-    """The trace of `sentence` computed now, outside every cache."""
+    """The trace of `sentence` that the pages draw (the decoder reads the default decoder input, the beam
+    translation Home shows) computed now, outside every cache."""
     lm = model_io.loaded_or_none()
-    target = model_io.greedy(lm.model_id, sentence)["ids"]
+    target = model_io.decoder_input(lm.model_id, sentence).ids
     src = model_io.source(sentence)
     tgt_pieces = ["<s>", *(lm.tokenizer.id_to_piece(i) for i in target)]
     return run_trace(lm.model, src.ids, [lm.tokenizer.bos_id, *target], src.pieces, tgt_pieces)
@@ -70,8 +71,8 @@ def test_attention_pages_at_the_60_piece_cap_send_at_most_1_mb(page):
 
 def test_pages_never_write_into_the_shared_trace(drawn_pages):
     lm = model_io.loaded_or_none()
-    cached = model_io.trace(lm.model_id, DEFAULT_SENTENCE)
-    assert cached is model_io.trace(lm.model_id, DEFAULT_SENTENCE)  # one shared object
+    cached = model_io.decoder_trace(lm.model_id, DEFAULT_SENTENCE, ("beam", ""))
+    assert cached is model_io.decoder_trace(lm.model_id, DEFAULT_SENTENCE, ("beam", ""))  # one shared object
     fresh = fresh_trace(DEFAULT_SENTENCE)
     assert cached.names() == fresh.names() and len(cached.names()) > 100
     changed = [name for name in fresh.names() if not torch.equal(cached.tensors[name], fresh.tensors[name])]

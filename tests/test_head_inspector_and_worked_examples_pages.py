@@ -24,15 +24,7 @@ from ui.state import DEFAULT_SENTENCE
 HEAD_INSPECTOR = "../pages/Head_inspector.py"
 WORKED = "../pages/Worked_examples.py"
 TIMEOUT = 60
-
-
-@pytest.fixture(autouse=True, scope="module")
-def one_thread():
-    """The model runs in-process; one thread avoids oversubscribing a machine shared with other jobs."""
-    before = torch.get_num_threads()
-    torch.set_num_threads(1)
-    yield
-    torch.set_num_threads(before)
+pytestmark = pytest.mark.usefixtures("one_thread")  # tests/conftest.py: one PyTorch thread
 
 
 def _run(path: str) -> AppTest:
@@ -89,8 +81,9 @@ def test_head_inspector_renders_every_section():
 
 
 def _page_trace(sentence: str = DEFAULT_SENTENCE):
-    """The very trace the head inspector reads (the same cached object: AppTest runs in this process)."""
-    return inspector.attention_trace(model_io.loaded().model_id, sentence)
+    """The very trace the head inspector reads (the same cached object: AppTest runs in this process): the
+    decoder reads the default decoder input, the beam translation Home shows."""
+    return inspector.attention_trace(model_io.loaded().model_id, sentence, ("beam", ""))
 
 
 def _sliders(at: AppTest) -> tuple[int, int]:

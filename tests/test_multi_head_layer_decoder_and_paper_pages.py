@@ -1,4 +1,4 @@
-"""AppTest on pages 4-7 (multi-head attention, encoder layer, decoder & generation, paper figures).
+"""AppTest on the multi-head attention, encoder layer, decoder & generation and paper figures pages.
 
 They run on the shipped pretrained/ model and never depend on what the weights are, only on how
 the pages react: charts present, a new layer/head changes the data, "Next token" extends the
@@ -27,13 +27,14 @@ from viz.labels import plain, readable
 from viz.palette import PALETTES, diverging_note
 
 ROOT = Path(__file__).resolve().parents[1]
-PAGE4 = str(ROOT / "pages" / "Multi_head_attention.py")
-PAGE5 = str(ROOT / "pages" / "Encoder_layer.py")
-PAGE6 = str(ROOT / "pages" / "Decoder_and_generation.py")
-PAGE7 = str(ROOT / "pages" / "Paper_figures.py")
+MULTI_HEAD = str(ROOT / "pages" / "Multi_head_attention.py")
+ENCODER_LAYER = str(ROOT / "pages" / "Encoder_layer.py")
+DECODER = str(ROOT / "pages" / "Decoder_and_generation.py")
+PAPER_FIGURES = str(ROOT / "pages" / "Paper_figures.py")
 TIMEOUT = 60
 SENTENCE = "The cat sat on the mat."
-FIGURES45 = PRESETS["Paper Figures 4–5 (The Law will never be perfect)"]  # page 7 picks its heads on it
+# The sentence on which the paper figures page picks its heads.
+FIGURES45 = PRESETS["Paper Figures 4–5 (The Law will never be perfect)"]
 
 
 @pytest.fixture(autouse=True, scope="module")
@@ -93,8 +94,8 @@ def assert_changed(before: np.ndarray, after: np.ndarray) -> None:
     assert before.shape != after.shape or not np.allclose(before, after, equal_nan=True)
 
 
-def test_page4_all_heads_head_view_model_view_and_concat():
-    at = open_page(PAGE4)
+def test_multi_head_page_all_heads_head_view_model_view_and_concat():
+    at = open_page(MULTI_HEAD)
     shown = charts(at)
     assert {"mh_grid", "mh_head_view", "mh_model_view", "mh_concat"} <= shown.keys()
     grid = shown["mh_grid"]
@@ -111,9 +112,9 @@ def test_page4_all_heads_head_view_model_view_and_concat():
 
 
 @pytest.mark.parametrize("name", list(PALETTES))
-def test_page4_concat_caption_names_the_colours_its_figure_draws(name):
+def test_multi_head_page_concat_caption_names_the_colours_its_figure_draws(name):
     """The caption's words for negative and positive are the ends of the figure's own colour scale."""
-    at = open_page(PAGE4, palette=name)
+    at = open_page(MULTI_HEAD, palette=name)
     concat = charts(at)["mh_concat"]
     captions = [c.value for c in at.caption if "Black lines separate" in c.value]
     assert len(captions) == 1 and diverging_note(PALETTES[name]) in captions[0], captions
@@ -126,8 +127,8 @@ def test_page4_concat_caption_names_the_colours_its_figure_draws(name):
     assert [t["coloraxis"] for t in concat["data"][:3]] == ["coloraxis", "coloraxis2", "coloraxis"]
 
 
-def test_page4_isolating_a_token_draws_only_its_lines():
-    at = open_page(PAGE4)
+def test_multi_head_page_isolating_a_token_draws_only_its_lines():
+    at = open_page(MULTI_HEAD)
     token = at.selectbox(key="mh_token")
     assert token.options[0] == "all tokens"
     assert token.options[-1] == "</s>"  # a select box shows plain text, not escaped markup
@@ -141,9 +142,9 @@ def test_page4_isolating_a_token_draws_only_its_lines():
 
 
 @pytest.mark.parametrize(("stack", "kind", "first_word"), [("encoder", "self", 0), ("decoder", "cross", 1)])
-def test_page4_head_view_opens_on_one_query(stack, kind, first_word):
+def test_multi_head_page_head_view_opens_on_one_query(stack, kind, first_word):
     """Readable at first sight: the lines of one query (the first word, not <s>), every head drawn."""
-    at = open_page(PAGE4, stack=stack, kind=kind)
+    at = open_page(MULTI_HEAD, stack=stack, kind=kind)
     token = at.selectbox(key="mh_token")
     assert token.value == first_word
     spec = charts(at)["mh_head_view"]
@@ -157,16 +158,16 @@ def test_page4_head_view_opens_on_one_query(stack, kind, first_word):
     assert len(markers) == 8 and all(not t.get("text") for t in markers)  # legend only: every line drawn
 
 
-def test_page4_decoder_cross_attention_has_source_columns():
-    at = open_page(PAGE4, stack="decoder", kind="cross")
+def test_multi_head_page_decoder_cross_attention_has_source_columns():
+    at = open_page(MULTI_HEAD, stack="decoder", kind="cross")
     grid = charts(at)["mh_grid"]
     n_src = len(grid["data"][0]["x"])
     assert grid["data"][0]["x"][-1].endswith(readable("</s>"))
     assert z_of(grid).shape[1] == n_src
 
 
-def test_page5_stages_ffn_and_layer_changes():
-    at = open_page(PAGE5)
+def test_encoder_layer_page_stages_ffn_and_layer_changes():
+    at = open_page(ENCODER_LAYER)
     shown = charts(at)
     assert {"enc_stage_heatmap", "enc_stage_norms", "enc_ffn_hidden", "enc_layer_changes"} <= shown.keys()
     hidden = z_of(shown["enc_ffn_hidden"])
@@ -188,8 +189,8 @@ def decoded_prefix(at: AppTest) -> str:
     return next(t.value for t in at.text if t.value.startswith("Decoder input after"))
 
 
-def test_page6_next_token_extends_the_prefix_by_one_and_reset_clears_it():
-    at = open_page(PAGE6)
+def test_decoder_page_next_token_extends_the_prefix_by_one_and_reset_clears_it():
+    at = open_page(DECODER)
     assert {"dec_self", "dec_cross_avg", "dec_topk", "dec_step_cross"} <= charts(at).keys()
     # Figures behind a closed expander or tab are drawn only when opened (one tab at a time).
     assert not {"dec_cross_heads", "dec_step_self", "dec_step_layers", "dec_beam"} & charts(at).keys()
@@ -224,8 +225,8 @@ def test_page6_next_token_extends_the_prefix_by_one_and_reset_clears_it():
     assert decoded_prefix(at).startswith("Decoder input after 0 step(s)")
 
 
-def test_page6_layer_and_head_change_the_data():
-    at = open_page(PAGE6)
+def test_decoder_page_layer_and_head_change_the_data():
+    at = open_page(DECODER)
     before_self = z_of(charts(at)["dec_self"])
     at.slider(key="atlas_head").set_value(4)
     rerun(at)
@@ -237,10 +238,10 @@ def test_page6_layer_and_head_change_the_data():
     assert at.query_params["stack"] == "decoder"
 
 
-def test_page6_beam_table_lists_candidates_best_first():
+def test_decoder_page_beam_table_lists_candidates_best_first():
     """The beam table is Markdown (no Arrow script to load in a new session): a header, an alignment row,
     then one row per candidate, best first, the model's text escaped so that it shows as written."""
-    at = open_page(PAGE6)
+    at = open_page(DECODER)
     tables = [m.value for m in at.markdown if m.value.startswith("| rank |")]
     assert len(tables) == 1 and not at.table and not at.dataframe
     header, align, *rows = tables[0].splitlines()
@@ -255,8 +256,8 @@ def test_page6_beam_table_lists_candidates_best_first():
         assert row[5] in ("yes", "no")
 
 
-def test_page7_paper_figures_and_head_finder():
-    at = open_page(PAGE7)
+def test_paper_figures_page_paper_figures_and_head_finder():
+    at = open_page(PAPER_FIGURES)
     shown = charts(at)
     keys = {
         "paper_fig3",
@@ -268,7 +269,7 @@ def test_page7_paper_figures_and_head_finder():
         "finder_best",
     }
     assert keys <= shown.keys()
-    focus_layer, _ = page7_focus()
+    focus_layer, _ = paper_figures_focus()
     assert at.slider(key="paper_layer").value == focus_layer + 1  # the most focused layer, 1-based
     # Figure 3's default query is 'making'; its heatmap has one row per head.
     query = at.selectbox(key="paper_q3")
@@ -289,8 +290,8 @@ def test_page7_paper_figures_and_head_finder():
     assert at.query_params["layer"] == str(at.slider(key="paper_layer").value)  # moved: now in the link
 
 
-def test_page7_can_use_the_sidebar_sentence():
-    at = open_page(PAGE7)
+def test_paper_figures_page_can_use_the_sidebar_sentence():
+    at = open_page(PAPER_FIGURES)
     before = charts(at)["paper_fig3_heatmap"]["data"][0]["x"]
     at.toggle(key="paper_own").set_value(True)
     rerun(at)
@@ -300,13 +301,13 @@ def test_page7_can_use_the_sidebar_sentence():
     assert charts(at)["paper_fig3_heatmap"]["layout"]["xaxis"]["ticktext"][1] == pieces[1][1:]  # the word
 
 
-def test_page7_head_finder_numbers_words_as_the_figures_number_tokens():
+def test_paper_figures_page_head_finder_numbers_words_as_the_figures_number_tokens():
     """Words read as the figures' labels do: as written by default, by position and piece as an option."""
-    at = open_page(PAGE7)
+    at = open_page(PAPER_FIGURES)
     finder = at.selectbox(key="finder_query")
     labels = charts(at)["finder_best"]["data"][-1]["text"]  # the key column of the head view
     assert finder.format_func(finder.value) == "its" and finder.options[:2] == ["The", "Law"]
-    at = open_page(PAGE7, pieces="1")
+    at = open_page(PAPER_FIGURES, pieces="1")
     finder = at.selectbox(key="finder_query")
     name = finder.format_func(finder.value)
     position = int(name.split(":")[0])
@@ -315,25 +316,29 @@ def test_page7_head_finder_numbers_words_as_the_figures_number_tokens():
     assert shown[position].endswith(f"{position}:▁its") and shown != labels
 
 
-@pytest.mark.parametrize("page", [PAGE4, PAGE5, PAGE6, PAGE7])
+@pytest.mark.parametrize("page", [MULTI_HEAD, ENCODER_LAYER, DECODER, PAPER_FIGURES])
 def test_bad_query_params_are_clamped(page):
     at = open_page(page, layer="99", head="-4", stack="bogus", kind="nope")
     assert not at.exception
     assert at.get("plotly_chart")
-    if page != PAGE7:
+    if page != PAPER_FIGURES:
         assert at.slider(key="atlas_layer").value == 6  # clamped to the last layer, 1-based
     else:
         assert at.slider(key="paper_layer").value == 6  # the URL's layer, clamped, wins over the default
-    if page == PAGE6:
+    if page == DECODER:
         assert at.slider(key="atlas_head").value == 1
 
 
 def page_trace(sentence: str, target_ids=None):
-    """The very trace the page reads (the same cached object: AppTest runs in this process)."""
-    return model_io.trace(model_io.loaded().model_id, sentence, target_ids=target_ids)
+    """The very trace the page reads (the same cached object: AppTest runs in this process); by default
+    with the decoder reading what every page's decoder reads (the beam translation Home shows)."""
+    model_id = model_io.loaded().model_id
+    if target_ids is None:
+        target_ids = model_io.decoder_input(model_id, sentence).ids
+    return model_io.trace(model_id, sentence, target_ids=target_ids)
 
 
-def page7_focus() -> tuple[int, int]:
+def paper_figures_focus() -> tuple[int, int]:
     return heads.most_focused(page_trace(FIGURES45, ()), "encoder", "self")
 
 
@@ -341,11 +346,11 @@ def infos(at: AppTest) -> list[str]:
     return [i.value for i in at.info]
 
 
-def test_page6_says_when_cross_attention_is_near_uniform():
+def test_decoder_page_says_when_cross_attention_is_near_uniform():
     """Where the shipped model's cross-attention spreads a head evenly over the source, the page says
     so next to the figure instead of letting it pass for an alignment, and says nothing where the
     heads are focused (the wording itself is tested on synthetic traces in test_uniform.py)."""
-    at = open_page(PAGE6)
+    at = open_page(DECODER)
     trace = page_trace(SENTENCE)
     expected = uniform.note_text(trace, "decoder", "cross", 4)  # layer 5, the page's default
     shown = infos(at)
@@ -358,9 +363,9 @@ def test_page6_says_when_cross_attention_is_near_uniform():
     assert not any("an alignment" in h.value for h in at.header)  # the heading promises none
 
 
-def test_page7_opens_on_the_most_focused_layer_unless_the_url_names_one():
-    focus_layer, focus_head = page7_focus()
-    at = open_page(PAGE7)
+def test_paper_figures_page_opens_on_the_most_focused_layer_unless_the_url_names_one():
+    focus_layer, focus_head = paper_figures_focus()
+    at = open_page(PAPER_FIGURES)
     assert at.slider(key="paper_layer").value == focus_layer + 1
     caption = next(c.value for c in at.caption if "the paper's choice" in c.value)
     assert caption.startswith("Layer 5 is the paper's choice; the Figures 4–5 sentence's most focused "
@@ -369,7 +374,7 @@ def test_page7_opens_on_the_most_focused_layer_unless_the_url_names_one():
     assert pair[0] == focus_head  # Figure 5 starts from the focused head
     assert at.query_params["layer"] == str(focus_layer + 1)  # the link reproduces the view
 
-    named = open_page(PAGE7, layer="5")
+    named = open_page(PAPER_FIGURES, layer="5")
     assert named.slider(key="paper_layer").value == 5
     assert "Showing the layer that you (or your link) picked" in next(
         c.value for c in named.caption if "the paper's choice" in c.value)

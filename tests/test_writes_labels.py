@@ -1,4 +1,4 @@
-"""Cross-attention rows say which token they write (issue 30, item 1).
+"""Cross-attention rows say which token they write.
 
 Under teacher forcing the decoder row that reads "Die" writes the next token: labelled by its input
 alone, its cross-attention seems to look at the wrong English word. Every cross-attention view
@@ -96,7 +96,7 @@ def _expected(trace, last: str | None) -> list[str]:
 
 def _page_trace():
     lm = model_io.loaded()
-    trace = model_io.trace(lm.model_id, SENTENCE)
+    trace = model_io.decoder_trace(lm.model_id, SENTENCE, ("beam", ""))  # what the pages draw by default
     last = lm.tokenizer.id_to_piece(int(trace.get("generator.hook_logits")[-1].argmax()))
     return trace, last
 
@@ -134,8 +134,8 @@ def test_cross_attention_pages_label_rows_by_what_they_write(page):
 def test_head_inspector_cross_attention_rows_say_what_they_write():
     at = _open("Head_inspector.py", stack="decoder", kind="cross", layer="5", head="1")
     lm = model_io.loaded()
-    trace = inspector.attention_trace(lm.model_id, SENTENCE)  # attention only: no logits
-    finished = model_io.greedy(lm.model_id, SENTENCE)["finished"]
+    trace = inspector.attention_trace(lm.model_id, SENTENCE, ("beam", ""))  # attention only: no logits
+    finished = model_io.decoder_input(lm.model_id, SENTENCE).finished
     labels = [t.replace("\u200b", "") for t in _ticks(at, "hi_rollout")]
     assert labels == _expected(trace, "</s>" if finished else None)
     quiz = at.selectbox(key="hi_predict_query")

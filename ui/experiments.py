@@ -97,21 +97,22 @@ def switch_heads_off(p: Page, sel: Selection) -> None:
     st.markdown(
         "Switch heads off and watch the output. A switched-off head's output is set to zero before the "
         "heads are concatenated and multiplied by W^O, for this request only: the shared model is never "
-        "changed. The probability chart feeds the decoder the same input both times (BOS + the normal "
-        "translation), so any change comes from the missing heads."
+        "changed. The probability chart feeds the decoder the same input both times (`<s>` + what the "
+        "decoder reads, chosen in the sidebar), so any change comes from the missing heads."
     )
     options = inspector.head_options(p.n_layers, p.n_heads, int(sel.one_based))
     url_widget("off", "hi_ablate", [], list(options))
     picked = st.multiselect("Heads to switch off", list(options), format_func=options.get, key="hi_ablate",
                             placeholder="choose one or more heads")
     ablate = tuple(inspector.head_from_code(code) for code in picked)
-    result = _ablation(p.lm.model_id, p.src.text, ablate)
+    result = _ablation(p.lm.model_id, p.src.text, ablate, p.sel.decoder_choice)
     cols = st.columns(2)
     for col, side, heading in ((cols[0], "before", "All heads on"), (cols[1], "after", "Chosen heads off")):
-        col.markdown(f"**{heading}** (greedy translation)")
+        col.markdown(f"**{heading}** ({result['search']})")
         col.text(result[side]["text"])
     log_before, log_after = result["log_before"], result["log_after"]
-    st.metric("log-probability of the normal greedy translation", f"{log_after:.3f}",
+    read = {"beam": "the beam translation", "greedy": "the greedy translation", "own": "your German prefix"}
+    st.metric(f"log-probability of {read[result['reads']]} (what the decoder reads)", f"{log_after:.3f}",
               delta=f"{log_after - log_before:+.3f} vs all heads on", delta_color="normal")
     steps = result["decoder_input"]
     url_widget("pos", "hi_step", 0, low=0, high=len(steps) - 1)
@@ -120,7 +121,7 @@ def switch_heads_off(p: Page, sel: Selection) -> None:
     st.text(" ".join(steps[: step + 1]))
     colors = (p.colors["categorical"][0], p.colors["categorical"][1])
     show_figure(
-        _probability_figure(p.lm.model_id, p.src.text, ablate, step, colors),
+        _probability_figure(p.lm.model_id, p.src.text, ablate, p.sel.decoder_choice, step, colors),
         key="hi_probs",
         caption="The candidates among the top 8 with all heads on or with the chosen heads off.",
     )
@@ -129,18 +130,20 @@ def switch_heads_off(p: Page, sel: Selection) -> None:
 # Switching heads off does not depend on the selected head: cached for the whole server (read, never
 # changed), so a head change on the page, which reruns this tab too, reads these instead of computing.
 @st.cache_resource(max_entries=64, show_spinner=False)
-def _ablation(model_id: str, sentence: str, ablate: tuple) -> dict:
-    """`inspector.ablation`, with the log-probability of the normal greedy translation before and after."""
-    result = inspector.ablation(model_id, sentence, ablate)
+def _ablation(model_id: str, sentence: str, ablate: tuple, choice: tuple[str, str]) -> dict:
+    """`inspector.ablation`, with the log-probability of the decoder input before and after."""
+    result = inspector.ablation(model_id, sentence, ablate, choice)
+    target = result["target_ids"]  # one per row, or none for the last row after the reader's own prefix
     return {**result,
-            "log_before": heads.sequence_log_prob(result["probs_before"], result["target_ids"]),
-            "log_after": heads.sequence_log_prob(result["probs_after"], result["target_ids"])}  # fmt: skip
+            "log_before": heads.sequence_log_prob(result["probs_before"][: len(target)], target),
+            "log_after": heads.sequence_log_prob(result["probs_after"][: len(target)], target)}  # fmt: skip
 
 
 @st.cache_resource(max_entries=128, show_spinner=False)
-def _probability_figure(model_id: str, sentence: str, ablate: tuple, step: int, colors: tuple[str, str]):
+def _probability_figure(model_id: str, sentence: str, ablate: tuple, choice: tuple[str, str], step: int,
+                        colors: tuple[str, str]):  # fmt: skip
     """The next-token probabilities at decoder position `step`, all heads on and `ablate` off."""
-    result = _ablation(model_id, sentence, ablate)
+    result = _ablation(model_id, sentence, ablate, choice)
     before, after = result["probs_before"][step], result["probs_after"][step]  # (V,)
     ids = heads.top_k_union(before, after, k=8)
     return viz_inspector.probability_change(

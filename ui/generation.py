@@ -4,14 +4,15 @@ Figures are cached for the whole server (only read, never changed), ready to sho
 frozen (`ui.frozen`: turned into the browser's JSON once, not by every session that shows them):
 going back to a layer or head seen before draws without building a figure, and a figure that did not
 change (e.g. the cross-attention when only the head moved) is not drawn again. Cross-attention rows
-say which token they write (`ui.rows`).
+say which token they write (`ui.rows`). The decoder reads `<s>` + the session's decoder input
+(`ui.model.decoder_input`, named by `Selection.decoder_choice`): by default the translation Home shows.
 """
 
 from __future__ import annotations
 
 import streamlit as st
 
-from transformer.analysis.decoding import step_from_trace
+from transformer.analysis.decoding import decoding_step, step_from_trace, step_limit
 from ui import gold
 from ui import model as model_io
 from ui.frozen import frozen
@@ -26,14 +27,17 @@ from viz.palette import palette
 TOP_K = 10
 
 
-def greedy_prefix(model_id: str, sentence: str, n: int) -> list[int]:
-    """The first `n` token ids that pressing "Next token" `n` times appends, at most the whole output.
+def greedy_prefix(model_id: str, sentence: str, n: int, start: tuple[int, ...] = ()) -> list[int]:
+    """`start` and then the first `n` token ids that pressing "Next token" `n` times appends after it.
 
-    "Next token" appends the most probable token each time, so its tokens are the greedy translation
-    followed by EOS (when the translation ended with one). A link stores only `n`.
+    "Next token" appends the most probable token each time, so from `<s>` alone (no `start`) its tokens
+    are the greedy translation followed by EOS (when the translation ended with one); after a prefix of
+    the reader's own (`start`), the greedy continuation of that prefix. A link stores only `n`.
     """
     if n <= 0:
-        return []
+        return list(start)
+    if start:
+        return [*start, *_continued(model_id, sentence, tuple(start), n)]
     result = model_io.greedy(model_id, sentence)
     if result is None:
         return []
@@ -43,6 +47,16 @@ def greedy_prefix(model_id: str, sentence: str, n: int) -> list[int]:
     return ids[:n]
 
 
+@st.cache_data(max_entries=64, show_spinner=False)
+def _continued(model_id: str, sentence: str, start: tuple[int, ...], n: int) -> list[int]:
+    """Up to `n` tokens that greedy steps append after `<s>` + `start`: fewer at EOS or the length limit."""
+    lm, src = model_io.by_id(model_id), model_io.source(sentence, model_id)
+    ids, limit = list(start), step_limit(lm.model, len(src.ids))
+    while len(ids) < min(len(start) + n, limit) and not (ids and ids[-1] == lm.tokenizer.eos_id):
+        ids.append(decoding_step(lm.model, src.ids, [lm.model.config.start_id, *ids], k=1).next_id)
+    return ids[len(start) :]
+
+
 def names(sel: Selection, n_layers: int, n_heads: int) -> tuple[list[str], list[str]]:
     return ([f"head {sel.show_head(h)}" for h in range(n_heads)],
             [f"layer {sel.show_layer(i)}" for i in range(n_layers)])  # fmt: skip
@@ -50,8 +64,8 @@ def names(sel: Selection, n_layers: int, n_heads: int) -> tuple[list[str], list[
 
 @st.cache_resource(max_entries=64, show_spinner=False)
 def self_figure(model_id: str, text: str, sel: Selection):
-    """The masked self-attention of the selection's decoder layer and head."""
-    lm, tr = model_io.by_id(model_id), model_io.trace(model_id, text)
+    """The masked self-attention of the selection's decoder layer and head (on the decoder input it names)."""
+    lm, tr = model_io.by_id(model_id), model_io.decoder_trace(model_id, text, sel.decoder_choice)
     head_names, _ = names(sel, lm.model.config.n_layers, lm.model.config.n_heads)
     labels = token_labels(tr.tgt_pieces, sel.pieces)
     fig = dec_viz.masked_attention_heatmap(
@@ -69,7 +83,7 @@ def self_figure(model_id: str, text: str, sel: Selection):
 def cross_figures(model_id: str, text: str, sel: Selection) -> tuple[dict, str | None, str | None]:
     """The layer's cross-attention averaged over the heads (with the numbers model's right answer) and
     head by head; and the gold caption, or why there is no gold (`gold.marks`)."""
-    lm, tr = model_io.by_id(model_id), model_io.trace(model_id, text)
+    lm, tr = model_io.by_id(model_id), model_io.decoder_trace(model_id, text, sel.decoder_choice)
     cfg, colors = lm.model.config, palette(sel.palette)
     head_names, _ = names(sel, cfg.n_layers, cfg.n_heads)
     tgt = query_labels(model_id, tr, "decoder", "cross", sel.pieces)  # "reads → writes"

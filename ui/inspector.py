@@ -1,8 +1,10 @@
 """The head inspector's computations: attention over a sentence set, and switching heads off.
 
 Statistics need only the attention weights, not the ~15 MB of everything a full trace records, so
-the sentence-set traces keep only softmax weights and masks (`ui.model.trace(..., keep=…)`). The
-decoder reads BOS + the model's greedy translation, like every other page.
+the sentence-set traces keep only softmax weights and masks (`ui.model.trace(..., keep=…)`). Over the
+sentence set the decoder reads BOS + each sentence's greedy translation (as the statistics shipped with the
+weights were measured); for the reader's sentence, the session's decoder input like every other page
+(`ui.model.decoder_input`: by default the beam translation Home shows).
 """
 
 from __future__ import annotations
@@ -47,9 +49,12 @@ def sentence_sets() -> tuple[tuple[str, ...], tuple[str, ...], tuple[str, str]]:
             (PRESETS["The animal … too tired"], PRESETS["The animal … too wide"]))  # fmt: skip
 
 
-def attention_trace(model_id: str, sentence: str) -> Trace | None:
-    """A trace of `sentence` keeping only the attention weights and masks (None when empty)."""
-    return model_io.trace(model_id, sentence, keep=model_io.ATTENTION_ONLY)
+def attention_trace(model_id: str, sentence: str, choice: tuple[str, str] | None = None) -> Trace | None:
+    """A trace of `sentence` keeping only the attention weights and masks (None when empty). The decoder
+    reads `choice` (`Selection.decoder_choice`), or with None the greedy translation (the sentence set)."""
+    if choice is None:
+        return model_io.trace(model_id, sentence, keep=model_io.ATTENTION_ONLY)
+    return model_io.decoder_trace(model_id, sentence, choice, keep=model_io.ATTENTION_ONLY)
 
 
 @st.cache_data(max_entries=256, show_spinner=False)
@@ -156,25 +161,36 @@ def head_from_code(code: str) -> tuple[str, str, int, int]:
     return stack, kind, int(layer), int(head)
 
 
-def ablation(model_id: str, sentence: str, ablate: tuple) -> dict:
-    """Greedy translations and next-token probabilities with all heads on and with `ablate` heads off.
+def ablation(model_id: str, sentence: str, ablate: tuple, choice: tuple[str, str] = ("beam", "")) -> dict:
+    """Translations and next-token probabilities with all heads on and with `ablate` heads off.
 
-    Both probability tables read the same decoder input (BOS + the normal greedy translation), so
-    they differ only because of the switched-off heads.
+    Both probability tables read the same decoder input, the session's (`choice`, as on every page that
+    draws the decoder), so they differ only because of the switched-off heads. The translations are
+    searched as the decoder input was: greedy for "greedy", else the beam search Home shows.
     """
-    before = model_io.greedy(model_id, sentence)
-    after = model_io.greedy(model_id, sentence, ablate) if ablate else before
-    target = tuple(before["ids"])
+    chosen = model_io.decoder_input(model_id, sentence, choice)
+    if chosen.used == "greedy":
+        before = model_io.greedy(model_id, sentence, ())
+        after = model_io.greedy(model_id, sentence, ablate) if ablate else before
+    else:
+        before = model_io.beam(model_id, sentence, None, None, ())[0]
+        after = model_io.beam(model_id, sentence, None, None, ablate)[0] if ablate else before
+    target = chosen.ids
     probs_before = model_io.trace(model_id, sentence, target).get("generator.hook_probs")  # (T, V)
     probs_after = (model_io.trace(model_id, sentence, target, ablate=ablate).get("generator.hook_probs")
                    if ablate else probs_before)
     lm = model_io.by_id(model_id)
+    # What each decoder position should predict: the next token of the input, and after a whole
+    # translation </s>; after a prefix of the reader's own nothing is known, so its last row is left out.
+    written = [*target, lm.tokenizer.eos_id] if chosen.finished is not None else list(target)
     return {
         "before": before,
         "after": after,
+        "search": "greedy" if chosen.used == "greedy" else "beam search",
+        "reads": chosen.used,
         "probs_before": probs_before,
         "probs_after": probs_after,
-        "decoder_input": ["<s>", *before["pieces"]],
-        "target_ids": [*target, lm.tokenizer.eos_id],  # what each decoder position should predict
+        "decoder_input": [lm.tokenizer.id_to_piece(i) for i in (lm.model.config.start_id, *target)],
+        "target_ids": written,
         "piece": lm.tokenizer.id_to_piece,
     }

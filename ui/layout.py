@@ -10,8 +10,8 @@ import streamlit as st
 
 from transformer.inputs import MAX_CHARS, Source
 from transformer.pretrained import LoadedModel
+from ui import decoder_reads, state
 from ui import model as model_io
-from ui import state
 from ui.export import export_buttons
 from ui.frame import HEAVY_IMPORTS, header
 from ui.state import Selection
@@ -270,6 +270,7 @@ def _sidebar(sel: Selection, lm: LoadedModel) -> Selection:
             help=f"Shared by every page and kept in the link, so a copied URL shows the same view. Up "
                  f"to {MAX_CHARS:,} characters: longer text is cut, and the page says so.",
         )
+        decoder_reads.sidebar(sel, lm)
         with st.expander("Display", expanded=False):
             _seed("atlas_one_based", sel.one_based)
             st.toggle("Number layers and heads from 1 (as in the paper)", key="atlas_one_based",

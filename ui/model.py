@@ -14,6 +14,7 @@ from pathlib import Path
 import streamlit as st
 import torch
 
+from attention_atlas import decoder_input as reads
 from transformer import hooks
 from transformer.decoding import Hypothesis, beam_search, default_max_len, greedy_decode
 from transformer.device import select_device
@@ -179,6 +180,55 @@ def translate(
     """Greedy and beam translations of `sentence`: {'greedy': dict | None, 'beam': [dict, …]}."""
     return {"greedy": greedy(model_id, sentence, ablate),
             "beam": beam(model_id, sentence, beam_size, alpha, ablate)}
+
+
+def decoder_input(
+    model_id: str, sentence: str, choice: tuple[str, str] = ("beam", "")
+) -> reads.DecoderInput | None:
+    """What the decoder reads after `<s>` on every page that draws it (None when the sentence is empty).
+
+    `choice` is `Selection.decoder_choice`: ("beam", "") the beam translation Home shows (the model's own
+    beam size and α), ("greedy", ""), or ("own", German prefix). A prefix the model cannot read falls
+    back to the beam translation, and `problem` says why (`attention_atlas.decoder_input`).
+    """
+    how, prefix = choice
+    lm, src = by_id(model_id), source(sentence, model_id)
+    if src.empty:
+        return None
+
+    def translation(used: str) -> tuple[list[int], bool]:
+        # Called as Home's `translate` calls them, so that both read one cache entry.
+        if used == "greedy":
+            best = greedy(model_id, sentence, ())
+        else:
+            best = beam(model_id, sentence, None, None, ())[0]
+        return best["ids"], best["finished"]
+
+    how = how if how in reads.CHOICES else reads.DEFAULT
+    return reads.resolve(lm.tokenizer, how, prefix, translation, prefix_limit(lm))
+
+
+def prefix_limit(lm: LoadedModel) -> int:
+    """The most pieces an own German prefix may have: the app's limit, or fewer where the model has fewer
+    positions (`<s>` takes one)."""
+    return min(reads.MAX_PREFIX_PIECES, lm.model.config.max_len - 1)
+
+
+def decoder_trace(
+    model_id: str, sentence: str, choice: tuple[str, str], keep: tuple[str, ...] = ()
+) -> Trace | None:
+    """`trace` of `sentence` with the decoder reading `<s>` + `decoder_input(…, choice)`."""
+    chosen = decoder_input(model_id, sentence, choice)
+    return None if chosen is None else trace(model_id, sentence, chosen.ids, keep=keep)
+
+
+def ends_translation(model_id: str, sentence: str, ids: tuple[int, ...]) -> bool | None:
+    """Whether `ids` are the greedy or the beam translation of `sentence` and it ended with `</s>`;
+    None when they are neither (a prefix of the reader's own)."""
+    best = greedy(model_id, sentence, ())
+    if best is not None and tuple(best["ids"]) != tuple(ids):  # the beam translation only when needed
+        best = next(iter(beam(model_id, sentence, None, None, ())), None)
+    return best["finished"] if best is not None and tuple(best["ids"]) == tuple(ids) else None
 
 
 def decoding_words(d: Decoding, how: bool = False) -> str:

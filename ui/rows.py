@@ -25,8 +25,8 @@ def query_labels(model_id: str, trace: Trace, stack: str, kind: str, show_pieces
                  sentence: str | None = None) -> list[str]:
     """Row labels of one attention: decoder cross-attention rows as "reads → writes", others as read.
 
-    `sentence`: for a trace without logits (attention only) of the greedy translation of `sentence`,
-    whether that translation ended tells what its last row writes (`</s>`).
+    `sentence`: for a trace without logits (attention only) of the greedy or beam translation of
+    `sentence`, whether that translation ended tells what its last row writes (`</s>`).
     """
     read = trace.query_pieces(stack)
     if (stack, kind) != ("decoder", "cross"):
@@ -38,7 +38,6 @@ def written_pieces(model_id: str, trace: Trace, sentence: str | None = None) -> 
     """The piece each decoder row writes (`written_ids`), None where it is not known."""
     finished = None
     if sentence is not None and "generator.hook_logits" not in trace.tensors:
-        greedy = model_io.greedy(model_id, sentence)
-        finished = bool(greedy and greedy["finished"] and list(trace.tgt_ids[1:]) == list(greedy["ids"]))
+        finished = model_io.ends_translation(model_id, sentence, tuple(trace.tgt_ids[1:]))
     tokenizer = model_io.by_id(model_id).tokenizer
     return [None if i is None else tokenizer.id_to_piece(i) for i in written_ids(trace, finished)]

@@ -1,4 +1,5 @@
-"""The shared, shareable selection: sentence, stack, kind, layer, head, and display settings.
+"""The shared, shareable selection: sentence, what the decoder reads, stack, kind, layer, head, and display
+settings.
 
 Lives in `st.session_state` (kept when moving between pages) and is mirrored to the URL
 (`st.query_params`) so a link reproduces the view. URL values are parsed defensively: anything
@@ -23,6 +24,9 @@ import streamlit as st
 
 DEFAULT_SENTENCE = "The animal didn't cross the street because it was too tired."
 MAX_URL_SENTENCE = 1000
+# What the decoder reads after <s> on every page that draws it (`ui.model.decoder_input`): the beam
+# translation Home shows, the greedy one, or the reader's own German prefix.
+DECODER_INPUTS = ("beam", "greedy", "own")
 STACK_KINDS = {"encoder": ("self",), "decoder": ("self", "cross")}
 KEY = "atlas_selection"
 PICKS = ("layer", "head")  # the fields a page may default for itself unless the reader chose them
@@ -40,6 +44,8 @@ class Selection:
     presenter: bool = False
     pieces: bool = False  # label tokens with position and SentencePiece piece ("3:▁cat"), not the word
     contrast: bool = False  # attention weights coloured relative to uniform (1/T), not on 0..1
+    decoder: str = "beam"  # one of DECODER_INPUTS
+    prefix: str = ""  # the reader's German prefix, read when `decoder` is "own"
     chosen: frozenset[str] = frozenset()  # which of PICKS the URL named or the reader moved
 
     def show_layer(self, layer: int | None = None) -> int:
@@ -51,6 +57,11 @@ class Selection:
     @property
     def numbering(self) -> str:
         return "1-based" if self.one_based else "0-based"
+
+    @property
+    def decoder_choice(self) -> tuple[str, str]:
+        """(what the decoder reads, the own prefix or ""), as `ui.model.decoder_input` takes it."""
+        return self.decoder, self.prefix if self.decoder == "own" else ""
 
 
 def _int(value, default: int, low: int, high: int) -> int:
@@ -89,6 +100,8 @@ def parse_params(params: dict, n_layers: int, n_heads: int) -> Selection:
     head = _int(params.get("head"), d.head + offset, offset, n_heads - 1 + offset)
     palette = params.get("palette", d.palette)
     palette = palette if palette in ("default", "colour-blind safe") else d.palette
+    decoder = params.get("dec", d.decoder)
+    prefix = params.get("prefix", d.prefix)
     return Selection(
         sentence=sentence,
         stack=stack,
@@ -100,6 +113,8 @@ def parse_params(params: dict, n_layers: int, n_heads: int) -> Selection:
         presenter=_flag(params.get("present", "0"), False),
         pieces=_flag(params.get("pieces", "0"), False),
         contrast=params.get("contrast") == "uniform",
+        decoder=decoder if decoder in DECODER_INPUTS else d.decoder,
+        prefix=prefix[:MAX_URL_SENTENCE] if isinstance(prefix, str) else d.prefix,
         chosen=frozenset(name for name in PICKS if name in params),
     )
 
@@ -123,6 +138,10 @@ def to_params(sel: Selection) -> dict[str, str]:
         params["pieces"] = "1"
     if sel.contrast:
         params["contrast"] = "uniform"
+    if sel.decoder != "beam":
+        params["dec"] = sel.decoder
+    if sel.decoder == "own" and sel.prefix:
+        params["prefix"] = sel.prefix
     return params
 
 
@@ -163,7 +182,8 @@ def _store(sel: Selection) -> Selection:
 
 # Every URL parameter the Selection owns (`to_params` leaves out those at their default); the page
 # state's parameters (`url_widget`) and any others are left alone by `sync_url`.
-SELECTION_PARAMS = ("s", "stack", "kind", "layer", "head", "zero", "palette", "present", "pieces", "contrast")
+SELECTION_PARAMS = ("s", "stack", "kind", "layer", "head", "zero", "palette", "present", "pieces", "contrast",
+                    "dec", "prefix")  # fmt: skip
 
 
 def sync_url(sel: Selection) -> None:
