@@ -18,7 +18,7 @@ st.markdown(
     "linear layer (sharing its weights with the embeddings) and a softmax turn the last vector into a "
     "probability for every token of the vocabulary."
 )
-from transformer.analysis.decoding import step_from_trace, step_limit  # noqa: E402
+from analysis.decoding import step_from_trace, step_limit  # noqa: E402
 from ui import decoder_reads, generation, state  # noqa: E402
 from ui import model as model_io  # noqa: E402
 from ui.generation import TOP_K  # noqa: E402

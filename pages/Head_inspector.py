@@ -14,7 +14,7 @@ st.markdown(
     "habits. Choose an attention and a head below: the statistics, the typical pattern, the averages "
     "and the quiz all follow it."
 )
-from transformer.analysis import heads  # noqa: E402
+from analysis import heads  # noqa: E402
 from ui import experiments, gold, inspector, rows  # noqa: E402
 from ui.layout import attention_picker, fresh, require_sentence, setup, show_figure  # noqa: E402
 from ui.predict import predict_then_reveal  # noqa: E402

@@ -18,7 +18,7 @@ if (config := shipped_config(chosen_dir())) is not None:  # read without PyTorch
         "next word, the verb, the word a pronoun stands for. Their outputs are then laid side by side and "
         "mixed by one more matrix, W^O."
     )
-from transformer.analysis.decoding import SPECIAL_PIECES  # noqa: E402
+from analysis.decoding import SPECIAL_PIECES  # noqa: E402
 from ui import decoder_reads, layout, rows  # noqa: E402
 from ui import model as model_io  # noqa: E402
 from ui.layout import attention_picker, for_display, fresh, require_sentence, setup, show_figure  # noqa: E402

@@ -18,7 +18,7 @@ st.markdown(
 st.info("Our model is much smaller and trained on much less text than the paper's, and nothing forces its "
         "heads into the same order: the paper's “head 5” is not our head 5. Next to each figure, the page "
         "says what the paper shows and what this model shows, measured on the model loaded now.")
-from transformer.analysis.decoding import find_word, rank_heads, words  # noqa: E402
+from analysis.decoding import find_word, rank_heads, words  # noqa: E402
 from ui import model as model_io  # noqa: E402
 from ui import paper as evidence  # noqa: E402
 from ui.head_finder import head_finder  # noqa: E402

@@ -17,7 +17,7 @@ st.markdown(
 )
 st.latex(r"PE_{(pos,\,2i)} = \sin\!\left(\frac{pos}{10000^{2i/d_{model}}}\right) \qquad "
          r"PE_{(pos,\,2i+1)} = \cos\!\left(\frac{pos}{10000^{2i/d_{model}}}\right)")
-from transformer.analysis import inputs as analysis  # noqa: E402
+from analysis import inputs as analysis  # noqa: E402
 from transformer.embeddings import sinusoidal_encoding  # noqa: E402
 from ui import model as model_io  # noqa: E402
 from ui.layout import (  # noqa: E402

@@ -7,7 +7,7 @@ import streamlit as st
 from ui.frame import header
 
 header("Tokens & embeddings", icon=":material/text_fields:")  # on screen while PyTorch is imported
-from transformer.analysis import inputs as analysis  # noqa: E402
+from analysis import inputs as analysis  # noqa: E402
 from ui import model as model_io  # noqa: E402
 from ui.layout import require_sentence, setup, show_figure, show_table  # noqa: E402
 from ui.state import url_widget  # noqa: E402

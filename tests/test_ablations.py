@@ -11,9 +11,9 @@ from pathlib import Path
 import pytest
 from streamlit.testing.v1 import AppTest
 
+from analysis.scaling import dot_products
 from training import train as trainer
 from training.numbers import ablations as recipe
-from transformer.analysis.scaling import dot_products
 from transformer.pretrained import load_pretrained
 from ui import ablations
 

@@ -1,4 +1,4 @@
-"""The alignment screen of the model card (transformer.analysis.decoding.cross_alignment)."""
+"""The alignment screen of the model card (analysis.decoding.cross_alignment)."""
 
 from __future__ import annotations
 
@@ -7,7 +7,7 @@ from pathlib import Path
 import pytest
 import torch
 
-from transformer.analysis.decoding import cross_alignment
+from analysis.decoding import cross_alignment
 
 
 def test_a_diagonal_sweep_is_clean():

@@ -1,11 +1,11 @@
-"""Step-by-step decoding state and the head finder (transformer/analysis/decoding.py)."""
+"""Step-by-step decoding state and the head finder (analysis/decoding.py)."""
 
 from __future__ import annotations
 
 import pytest
 import torch
 
-from transformer.analysis.decoding import (
+from analysis.decoding import (
     decoding_step,
     find_word,
     link_weights,

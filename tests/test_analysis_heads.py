@@ -7,7 +7,7 @@ import math
 import pytest
 import torch
 
-from transformer.analysis import compare, heads, rollout
+from analysis import compare, heads, rollout
 from transformer.trace import run_trace
 from ui.model import head_ablation
 
@@ -192,7 +192,7 @@ def test_ablating_heads_zeroes_exactly_those_heads(tiny_model):
 
 def test_broadness_grid_and_most_focused_head(tiny_model):
     """A head made to look at one key is found as the most focused, and uniform heads are named."""
-    from transformer.analysis.heads import broadness_grid, most_focused, uniform_heads
+    from analysis.heads import broadness_grid, most_focused, uniform_heads
     from transformer.trace import run_trace
 
     src, tgt = [5, 6, 7, 8, 3], [2, 9, 10]

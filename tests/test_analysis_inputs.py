@@ -1,4 +1,4 @@
-"""transformer/analysis/inputs.py: similarity, the PE shift map M_k, and attention without positions."""
+"""analysis/inputs.py: similarity, the PE shift map M_k, and attention without positions."""
 
 from __future__ import annotations
 
@@ -7,8 +7,8 @@ import math
 import pytest
 import torch
 
+from analysis import inputs as analysis
 from transformer import hooks
-from transformer.analysis import inputs as analysis
 from transformer.embeddings import sinusoidal_encoding
 
 

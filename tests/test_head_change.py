@@ -13,7 +13,7 @@ from pathlib import Path
 import torch
 from streamlit.testing.v1 import AppTest
 
-from transformer.analysis import heads
+from analysis import heads
 from ui import inspector
 
 ROOT = Path(__file__).resolve().parents[1]

@@ -1,4 +1,4 @@
-"""Head statistics shipped beside the weights (transformer.analysis.head_file, training/head_stats.py).
+"""Head statistics shipped beside the weights (analysis.head_file, training/head_stats.py).
 
 The shipped files must be those of the shipped weights and equal what the app computes fresh; a
 missing, stale or broken file must make the app compute, never break it. After new weights are
@@ -12,9 +12,9 @@ import shutil
 import pytest
 import torch
 
+from analysis import head_file
+from analysis.heads import ATTENTIONS, STATISTICS
 from training.head_stats import sentence_set
-from transformer.analysis import head_file
-from transformer.analysis.heads import ATTENTIONS, STATISTICS
 from ui import inspector
 from ui import model as model_io
 from ui.frame import MODELS

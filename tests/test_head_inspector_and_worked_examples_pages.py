@@ -15,7 +15,7 @@ import pytest
 import torch
 from streamlit.testing.v1 import AppTest
 
-from transformer.analysis import heads
+from analysis import heads
 from ui import inspector, uniform, worked
 from ui import model as model_io
 from ui.predict import SCORE_KEY, score_guess

@@ -1,10 +1,10 @@
 """The house limits (CONTRIBUTING.md): `transformer/` holds what a student reads beside the paper.
 
-The model, its parts, tracing, decoding, loading a tokenizer and the maths behind the views stay in
-`transformer/`; jobs (training a tokenizer or a model, building corpora) and app content live in
-`training/`, `corpus/` and `ui/`, so the package still reads in one sitting. History stays out of the
-code (no issue numbers), the README stays short enough to read, and no file cites a document the
-repository does not have.
+The model, its parts, tracing, decoding and loading a tokenizer stay in `transformer/`; the maths
+behind the views (head statistics, rollout, similarity, footnote 4) is `analysis/`; jobs (training a
+tokenizer or a model, building corpora) and app content live in `training/`, `corpus/` and `ui/`, so
+the package still reads in one sitting. History stays out of the code (no issue numbers), the README
+stays short enough to read, and no file cites a document the repository does not have.
 """
 
 from __future__ import annotations
@@ -13,7 +13,7 @@ import re
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
-TRANSFORMER_LINES = 3000  # `wc -l transformer/*.py transformer/*/*.py`
+TRANSFORMER_LINES = 2200  # `wc -l transformer/*.py`: the model alone
 README_LINES = 300
 # Not the project's files: the virtual environment, caches, and what data and training runs write.
 SKIP_DIRS = {".venv", ".git", ".pytest_cache", ".ruff_cache", "__pycache__", "node_modules", "data", "runs",
@@ -45,10 +45,11 @@ def project_files(suffixes: set[str]) -> list[Path]:
     return sorted(found)
 
 
-def test_transformer_holds_at_most_3000_lines():
+def test_transformer_is_the_model_alone():
     files = transformer_files()
     names = {p.relative_to(ROOT / "transformer").as_posix() for p in files}
-    assert {"model.py", "attention.py", "tokenizer.py", "analysis/heads.py"} <= names, names  # not vacuous
+    assert {"model.py", "attention.py", "tokenizer.py"} <= names, names  # not vacuous
+    assert not (ROOT / "transformer" / "analysis").exists() and (ROOT / "analysis" / "heads.py").is_file()
     total = sum(lines(p) for p in files)
     largest = sorted(((lines(p), p.relative_to(ROOT).as_posix()) for p in files), reverse=True)[:5]
     assert total <= TRANSFORMER_LINES, f"transformer/ holds {total} lines (largest: {largest}): move jobs out"

@@ -3,7 +3,7 @@
 Checked by parsing every module's imports with `ast` (imports inside functions count too):
 - app.py imports only Streamlit (it runs before every page, the home page included);
 - pages import only `ui`, `viz` (to call figure functions), `streamlit`, the standard
-  library and the pure helper functions of `transformer.analysis` / `transformer.embeddings` — never
+  library and the pure helper functions of `analysis` / `transformer.embeddings` — never
   torch, numpy, plotly or the modules that hold or run the model (no tensor math, no figure building
   in a page);
 - `ui` never imports a page or app.py;
@@ -35,7 +35,7 @@ STDLIB = set(sys.stdlib_module_names) | {"__future__"}
 MODEL_MODULES = {"transformer.model", "transformer.pretrained", "transformer.decoding", "training.train"}
 # What a page may import besides the standard library (CONTRIBUTING.md: pages -> ui -> viz, transformer).
 PAGE_ALLOWED = {"ui", "viz", "streamlit"}
-PAGE_ALLOWED_TRANSFORMER = ("transformer.analysis", "transformer.embeddings")
+PAGE_ALLOWED_TRANSFORMER = ("analysis", "transformer.embeddings")
 NUMERIC_LIBS = {"torch", "numpy", "pandas", "plotly", "safetensors", "sentencepiece"}
 MODEL_NAMES = {"Transformer", "model", "pretrained", "decoding", "train", "load_pretrained"}
 
@@ -85,6 +85,7 @@ LAYERS = {
     "ui": files("ui"),
     "viz": files("viz"),
     "transformer": files("transformer"),
+    "analysis": files("analysis"),
     "training": files("training"),
     "corpus": files("corpus"),
     "attention_atlas": files("attention_atlas"),
@@ -93,7 +94,8 @@ APP_SIDE = {"streamlit", "plotly", "ui", "viz", "pages", "app"}
 # What each room may never import (top-level names): the arrows run corpus -> training -> transformer.
 # (transformer's distance from the app side and ui's from the pages are checked file by file below.)
 NEVER = {
-    "transformer": {"corpus", "training"},
+    "transformer": {"corpus", "training", "analysis"},
+    "analysis": APP_SIDE | {"corpus", "training"},  # the maths behind the views: torch and the model only
     "training": APP_SIDE | {"corpus"},
     "corpus": APP_SIDE,
     "ui": {"corpus"},

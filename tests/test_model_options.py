@@ -89,7 +89,7 @@ def test_decoder_may_start_from_the_padding_token(tiny_config):
 
 
 def test_the_shift_property_is_checked_in_the_models_own_layout():
-    from transformer.analysis.inputs import check_shift
+    from analysis.inputs import check_shift
 
     half = sinusoidal_encoding(40, 16, "half_split")
     assert check_shift(half, 3, "half_split").max_error < 1e-6

@@ -18,8 +18,8 @@ import streamlit as st
 from streamlit.testing.v1 import AppTest
 from test_palette import caption_ends, hue_name
 
+from analysis import heads
 from transformer import decoding
-from transformer.analysis import heads
 from ui import model as model_io
 from ui import uniform
 from ui.layout import PRESETS, literal_markdown

@@ -13,8 +13,8 @@ import pytest
 import streamlit as st
 from streamlit.testing.v1 import AppTest
 
+from analysis import heads
 from transformer import decoding
-from transformer.analysis import heads
 from ui.state import KEY, Selection
 
 ROOT = Path(__file__).resolve().parents[1]

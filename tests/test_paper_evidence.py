@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 from streamlit.testing.v1 import AppTest
 
-from transformer.analysis.decoding import HeadScore
+from analysis.decoding import HeadScore
 from ui import model as model_io
 from ui import paper as evidence
 from ui.layout import PRESETS

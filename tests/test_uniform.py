@@ -9,7 +9,7 @@ from __future__ import annotations
 import pytest
 import torch
 
-from transformer.analysis import heads
+from analysis import heads
 from transformer.trace import run_trace
 from ui import uniform
 from ui.state import Selection

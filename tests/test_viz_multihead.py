@@ -11,7 +11,7 @@ import numpy as np
 import pytest
 import torch
 
-from transformer.analysis.decoding import HeadScore
+from analysis.decoding import HeadScore
 from viz import concat as concat_viz
 from viz import decoding as dec_viz
 from viz import grids, multihead, paper

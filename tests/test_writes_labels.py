@@ -15,8 +15,8 @@ import pytest
 import streamlit as st
 from streamlit.testing.v1 import AppTest
 
+from analysis.decoding import written_ids
 from transformer import decoding
-from transformer.analysis.decoding import written_ids
 from transformer.trace import run_trace
 from ui import inspector
 from ui import model as model_io

@@ -18,9 +18,9 @@ from pathlib import Path
 
 import torch
 
+from analysis import head_file
+from analysis.heads import sentence_statistics
 from training.sentences import SENTENCES
-from transformer.analysis import head_file
-from transformer.analysis.heads import sentence_statistics
 from transformer.decoding import default_max_len, greedy_decode
 from transformer.inputs import encode_source
 from transformer.pretrained import LoadedModel, load_pretrained

@@ -33,8 +33,8 @@ from pathlib import Path
 import torch
 import torch.nn.functional as F
 
+from analysis.heads import WORD_START, word_ids
 from transformer import hooks
-from transformer.analysis.heads import WORD_START, word_ids
 from transformer.model import Transformer
 
 SPECIALS = ("<s>", "</s>", "<pad>")

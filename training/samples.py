@@ -5,7 +5,7 @@
 Translates the first N sentences of a corpus split with beam search (the model's beam size and α), traces each
 translation, and prints a Markdown table: English, the model's German, the reference, and the
 alignment screen of the last decoder layer's cross-attention averaged over the heads
-(`transformer.analysis.decoding.cross_alignment`). The screen only flags candidates: the card
+(`analysis.decoding.cross_alignment`). The screen only flags candidates: the card
 states how many samples show a clean word-to-word alignment after looking at them in the app.
 """
 
@@ -14,9 +14,9 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
+from analysis.decoding import cross_alignment
 from training import data
 from transformer import pretrained
-from transformer.analysis.decoding import cross_alignment
 from transformer.decoding import beam_search
 from transformer.inputs import encode_source
 from transformer.trace import run_trace

@@ -6,8 +6,8 @@ from __future__ import annotations
 import streamlit as st
 import torch
 
+from analysis.scaling import dot_products
 from training.numbers import alignment
-from transformer.analysis.scaling import dot_products
 from ui import ablations
 from ui.layout import show_figure, show_table
 from viz import ablations as viz

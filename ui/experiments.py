@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import streamlit as st
 
-from transformer.analysis import heads
+from analysis import heads
 from ui import inspector
 from ui.layout import Page, column_width, cut_to_limit, figure_columns, show_figure
 from ui.state import Selection, url_widget

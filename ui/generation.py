@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import streamlit as st
 
-from transformer.analysis.decoding import decoding_step, step_from_trace, step_limit
+from analysis.decoding import decoding_step, step_from_trace, step_limit
 from ui import gold
 from ui import model as model_io
 from ui.frozen import frozen

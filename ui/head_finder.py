@@ -2,14 +2,14 @@
 
 Our heads are not numbered like the paper's, so "the head of Figure 4" has to be looked for: every
 layer and head of the encoder's self-attention is ranked by the weight from a query word to a key
-word (`transformer.analysis.decoding.rank_heads`), and the strongest is drawn the paper's way.
+word (`analysis.decoding.rank_heads`), and the strongest is drawn the paper's way.
 """
 
 from __future__ import annotations
 
 import streamlit as st
 
-from transformer.analysis.decoding import rank_heads, words
+from analysis.decoding import rank_heads, words
 from transformer.trace import Trace
 from ui.layout import Page, show_figure, show_table
 from ui.state import url_widget

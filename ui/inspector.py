@@ -15,8 +15,8 @@ from dataclasses import dataclass
 import streamlit as st
 import torch
 
+from analysis import head_file, heads
 from training.sentences import DEFAULT_SUBSET, SENTENCES
-from transformer.analysis import head_file, heads
 from transformer.trace import Trace
 from ui import model as model_io
 
@@ -66,7 +66,7 @@ def _sentence_statistics(model_id: str, sentence: str) -> dict | None:
 @st.cache_resource(max_entries=8, show_spinner=False)
 def shipped(model_id: str) -> dict:
     """sentence -> statistics, read from the `head_statistics.safetensors` shipped beside these weights
-    (`transformer.analysis.head_file`); empty when the file is missing or stale (made for other weights)."""
+    (`analysis.head_file`); empty when the file is missing or stale (made for other weights)."""
     directory = model_io.directory_of(model_id)
     found = head_file.load(directory / head_file.FILE, model_id) if directory is not None else None
     return found or {}

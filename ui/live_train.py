@@ -35,8 +35,8 @@ import torch
 from streamlit import runtime
 from streamlit.runtime.scriptrunner import get_script_run_ctx
 
+from analysis.heads import NEAR_UNIFORM
 from training import toy
-from transformer.analysis.heads import NEAR_UNIFORM
 
 KINDS = toy.KINDS
 LETTERS = "ABCDEFGHIJKLMNOP"  # the task's 16 symbols, written as letters

@@ -2,7 +2,7 @@
 
 Every claim the paper figures page makes about our model is computed here, from the model the
 session has loaded: the strongest link from a query word to a key word in the layer on screen and
-anywhere in the encoder (`transformer.analysis.decoding.rank_heads`), and whether a head that links
+anywhere in the encoder (`analysis.decoding.rank_heads`), and whether a head that links
 "it" to "animal" moves to "street" when the sentence makes the street the referent. Nothing is
 claimed that these numbers do not show (`SHOWN` is the bar).
 """
@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from transformer.analysis.decoding import HeadScore, find_word, rank_heads, words
+from analysis.decoding import HeadScore, find_word, rank_heads, words
 from transformer.trace import Trace
 from ui import model as model_io
 from ui.state import Selection

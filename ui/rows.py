@@ -8,7 +8,7 @@ by its input alone it seems to look at the wrong word. Every cross-attention fig
 
 from __future__ import annotations
 
-from transformer.analysis.decoding import written_ids
+from analysis.decoding import written_ids
 from transformer.trace import Trace
 from ui import model as model_io
 from viz.labels import token_labels, writes_labels

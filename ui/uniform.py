@@ -1,7 +1,7 @@
 """Saying so when a head spreads its weight evenly, and opening on the sentence's most focused head.
 
 A head whose query rows have nearly the largest possible entropy (mean broadness, entropy ÷ ln of
-the keys a row may attend to, above `heads.NEAR_UNIFORM`; see transformer.analysis.heads) draws a
+the keys a row may attend to, above `heads.NEAR_UNIFORM`; see analysis.heads) draws a
 picture with no structure in it. The shipped model's cross-attention is like that in every layer,
 and so are many encoder heads: such a figure must not pass for an alignment.
 
@@ -24,7 +24,7 @@ from typing import TYPE_CHECKING
 import streamlit as st
 import torch
 
-from transformer.analysis import heads
+from analysis import heads
 from transformer.trace import Trace
 from ui import state
 from ui.state import Selection

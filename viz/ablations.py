@@ -1,7 +1,7 @@
 """Figures of "Why these choices?": the paper's model beside a variant without one of its choices.
 
 Pure functions: numbers in, Plotly figures out (the numbers come from each variant's scores.json and
-from `transformer.analysis.scaling`).
+from `analysis.scaling`).
 """
 
 from __future__ import annotations

@@ -85,7 +85,7 @@ def writes_labels(read: list[str], written: list[str | None], show_pieces: bool 
 
     Args:
         read: the decoder input pieces (BOS first), one per row.
-        written: the piece each row writes (`transformer.analysis.decoding.written_ids`, as pieces).
+        written: the piece each row writes (`analysis.decoding.written_ids`, as pieces).
         show_pieces: position and pieces ("1:▁Die → ▁Kinder") instead of words ("Die → Kinder").
     Returns:
         One label per row, distinct even where two rows read the same ("Die → Kinder"), each a `Label`

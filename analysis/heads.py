@@ -13,8 +13,8 @@ value per head, from the softmax weights A (rows = queries, each row sums to 1):
 Each statistic is first computed per query row (NaN where it means nothing, e.g. `previous` on the
 first row), then averaged over every row of every sentence, so long sentences weigh more.
 
-Averaging heads and rolling attention through the layers: `transformer.analysis.rollout`;
-comparing two sentences, or a model with a head switched off: `transformer.analysis.compare`.
+Averaging heads and rolling attention through the layers: `analysis.rollout`;
+comparing two sentences, or a model with a head switched off: `analysis.compare`.
 
 Shapes: L layers, H heads, T_q query positions, T_k key positions, N sentences.
 """
@@ -27,14 +27,14 @@ from dataclasses import dataclass, field
 
 import torch
 
-from transformer.analysis.compare import (  # noqa: F401  (the head inspector calls them as heads.*)
+from analysis.compare import (  # noqa: F401  (the head inspector calls them as heads.*)
     align_pieces,
     aligned_difference,
     sequence_log_prob,
     top_k_union,
     unmatched,
 )
-from transformer.analysis.rollout import mean_over_heads, rollout  # noqa: F401  (likewise)
+from analysis.rollout import mean_over_heads, rollout  # noqa: F401  (likewise)
 from transformer.trace import Trace
 
 WORD_START = "▁"

@@ -1,7 +1,7 @@
 """Head statistics shipped beside the weights: `head_statistics.safetensors` in a model's directory.
 
 The head inspector describes every head by statistics over a set of built-in sentences
-(`transformer.analysis.heads.sentence_statistics` of each sentence's trace). Computing them on a
+(`analysis.heads.sentence_statistics` of each sentence's trace). Computing them on a
 server's first visit took up to a minute on 2 cores; computed once when the weights are exported and
 shipped with them, the first visit only reads them. The file holds, for each sentence, the row sums
 and row counts of every statistic of every attention, layer and head, under the checksum of the
@@ -20,7 +20,7 @@ import torch
 from safetensors import SafetensorError
 from safetensors.torch import load_file, safe_open, save_file
 
-from transformer.analysis.heads import ATTENTIONS, STATISTICS
+from analysis.heads import ATTENTIONS, STATISTICS
 
 FILE = "head_statistics.safetensors"
 FORMAT = "1"
