@@ -15,7 +15,7 @@ st.markdown(
     "computed by the same code the model runs, so the page doubles as a check that the code does what "
     "the paper says. Edit any input and every step updates."
 )
-from ui import worked  # noqa: E402
+from analysis import worked  # noqa: E402
 from ui.layout import setup, show_figure, show_table  # noqa: E402
 from ui.state import url_widget  # noqa: E402
 from viz import worked as viz_worked  # noqa: E402

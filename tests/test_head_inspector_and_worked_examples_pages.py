@@ -15,8 +15,8 @@ import pytest
 import torch
 from streamlit.testing.v1 import AppTest
 
-from analysis import heads
-from ui import inspector, uniform, worked
+from analysis import heads, worked
+from ui import inspector, uniform
 from ui import model as model_io
 from ui.predict import SCORE_KEY, score_guess
 from ui.state import DEFAULT_SENTENCE

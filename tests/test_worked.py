@@ -7,7 +7,7 @@ import math
 import pytest
 import torch
 
-from ui import worked
+from analysis import worked
 
 
 def test_two_token_attention_matches_the_hand_computation():
