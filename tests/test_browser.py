@@ -193,7 +193,7 @@ def test_first_visit_on_a_fresh_server_through_a_deep_link(tab):
     """The first session of a new server, opened on a shared link, gets app.py's sidebar and page.
 
     (Streamlit runs it the legacy `pages/` way until a session has called st.navigation: see
-    `ui.frame._leave_legacy_pages_mode`.) The module's server has served other sessions: start anew.
+    `ui.legacy_pages`.) The module's server has served other sessions: start anew.
     """
     target = next(p for p in PAGES if p.url_path == "Head_inspector")
     with streamlit_server() as fresh:

@@ -14,10 +14,9 @@ from pathlib import Path
 
 import numpy  # noqa: F401  (see HEAVY_IMPORTS)
 import streamlit as st
-from streamlit.runtime.pages_manager import PagesManager
 
 from transformer.config import TransformerConfig
-from ui import state
+from ui import legacy_pages, state
 
 MODEL_DIR = Path(os.environ.get("ATLAS_MODEL_DIR", Path(__file__).resolve().parents[1] / "pretrained"))
 SHIPPED_MODELS = {
@@ -93,25 +92,10 @@ def header(title: str, icon: str) -> None:
     width, and the figures were drawn in what was left. Streamlit applies the setting when it changes
     (presenter mode switched on), so a sidebar the presenter opens again stays open.
     """
-    _leave_legacy_pages_mode()
+    legacy_pages.leave_legacy_mode()  # a deep link opened first on a fresh server
     st.set_page_config(page_title=f"{title} · Attention Atlas", page_icon=icon, layout="wide",
                        initial_sidebar_state="collapsed" if state.presenter() else "auto")
     st.title(title)
-
-
-def _leave_legacy_pages_mode() -> None:
-    """Rerun through app.py when Streamlit ran this page the legacy `pages/` way.
-
-    Streamlit (1.67) treats a `pages/` folder next to the entry script as a legacy multipage app until
-    some session has run `st.navigation`. So the first visitor of a freshly started server who opens a
-    shared deep link (e.g. /Head_inspector) gets that page run on its own, under a sidebar built from
-    the file names ("app", "home", no sections), and so does every deep-link visitor until someone
-    opens the home page. The URL paths are the same in both modes, so a rerun with the legacy mode
-    switched off runs app.py, whose navigation opens the same page. Costs one header on that one run.
-    """
-    if PagesManager.uses_pages_directory:
-        PagesManager.uses_pages_directory = False  # what st.navigation itself does on its first call
-        st.rerun()
 
 
 def shipped_config(directory: str | Path = MODEL_DIR) -> TransformerConfig | None:
