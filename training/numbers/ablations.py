@@ -293,9 +293,15 @@ def main(argv: list[str] | None = None) -> None:
     p.add_argument("--data-scale", type=float, default=1.0, help="< 1: a smaller corpus (smoke tests)")
     p.add_argument("--rescore", action="store_true", help="score the finished runs again and ship them")
     p.add_argument("--table", action="store_true", help="print README's table of the shipped variants")
+    p.add_argument("--ship", action="store_true", help="ship every variant's finished runs again, then stop")
     args = p.parse_args(argv)
     if args.table:
         print(table(args.out))
+        return
+    if args.ship:
+        for name in VARIANTS:
+            if finished(args.runs, name):
+                ship(name, finished(args.runs, name), args.out)
         return
     names = [n.strip() for n in args.only.split(",") if n.strip()] or list(VARIANTS)
     unknown = set(names) - set(VARIANTS)

@@ -1,0 +1,36 @@
+""""Why these choices?" in headless Chromium: every shipped variant drawn beside the paper's model,
+with no exception, error box or JavaScript error, and the page's statement naming its numbers."""
+
+from __future__ import annotations
+
+import urllib.parse
+
+import pytest
+from server import DRAWN, chromium, streamlit_server, wait_idle
+from test_browser import assert_clean
+
+from ui import ablations
+
+pytestmark = pytest.mark.timeout(900)
+TIMEOUT_MS = 240_000
+
+
+def test_every_variant_renders_in_chromium():
+    scores, _ = ablations.read_scores()
+    pairs = [(key, v) for key, c in ablations.CHOICES.items() for v in c.variants if v in scores]
+    assert len(pairs) >= 10
+    with streamlit_server() as server, chromium() as browser:
+        context = browser.new_context(viewport={"width": 1400, "height": 1000})
+        tab = context.new_page()
+        tab.js_errors, tab.dialogs = [], []
+        tab.on("pageerror", lambda err: tab.js_errors.append(str(err)))
+        for key, variant in pairs:
+            query = urllib.parse.urlencode({"choice": key, "variant": variant})
+            tab.goto(f"{server.url}/Why_these_choices?{query}", wait_until="domcontentloaded")
+            wait_idle(tab, TIMEOUT_MS)
+            tab.locator(DRAWN).first.wait_for(state="visible", timeout=TIMEOUT_MS)
+            assert tab.locator(DRAWN).count() >= 4, variant
+            body = tab.inner_text("body")
+            assert f"{scores[variant]['exact_match']['mean']:.1f}%" in body, variant
+            assert_clean(tab, f"Why these choices? ({variant})")
+        context.close()
