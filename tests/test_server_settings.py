@@ -55,6 +55,7 @@ def test_readers_server_settings_are_in_the_config_file():
     assert config["server.runOnSave"] == "false"
     assert config["server.headless"] == "true"
     assert config["browser.gatherUsageStats"] == "false"
+    assert config["logger.hideWelcomeMessage"] == "true"  # its External URL line is a network lookup
 
 
 def test_every_launcher_starts_streamlit_with_the_same_settings():
