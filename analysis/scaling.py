@@ -29,17 +29,26 @@ class SoftmaxStats:
     weights: list[float]  # the first query's softmax row, to draw
 
 
-def _stats(scores: torch.Tensor) -> SoftmaxStats:
-    p = scores.softmax(-1)  # (N, M)
-    entropy = -(p * p.clamp_min(1e-30).log()).sum(-1)  # (N,)
+def entropy(p: torch.Tensor) -> torch.Tensor:
+    """Entropy in nats of each softmax row: (..., M) -> (...)."""
+    return -(p * p.clamp_min(1e-30).log()).sum(-1)
+
+
+def softmax_gradient(p: torch.Tensor) -> torch.Tensor:
+    """Frobenius norm of each row's Jacobian diag(p) - p pᵀ: (..., M) -> (...). It goes to 0 as the
+    row becomes one-hot."""
     sq = p.pow(2).sum(-1)
     # ‖diag(p) - p pᵀ‖²_F = Σ p_i² - 2 Σ p_i³ + (Σ p_i²)²
-    gradient = (sq - 2 * p.pow(3).sum(-1) + sq.pow(2)).clamp_min(0).sqrt()  # (N,)
+    return (sq - 2 * p.pow(3).sum(-1) + sq.pow(2)).clamp_min(0).sqrt()
+
+
+def _stats(scores: torch.Tensor) -> SoftmaxStats:
+    p = scores.softmax(-1)  # (N, M)
     return SoftmaxStats(
         variance=float(scores.var()),
-        entropy=float(entropy.mean()),
+        entropy=float(entropy(p).mean()),
         max_weight=float(p.max(-1).values.mean()),
-        gradient=float(gradient.mean()),
+        gradient=float(softmax_gradient(p).mean()),
         weights=[float(w) for w in p[0]],
     )
 

@@ -31,6 +31,7 @@ from pathlib import Path
 import torch
 from safetensors.torch import load_file, save_file
 
+from analysis.scaling import entropy, softmax_gradient
 from training import train as trainer
 from training.evaluate import score
 from training.numbers import alignment, data
@@ -85,18 +86,6 @@ def variant_args(name: str, corpus: Path, run: Path, steps: int, seed: int, thre
 
 
 # ---- scores of one trained run -----------------------------------------------------------------
-def _entropy(pattern: torch.Tensor) -> torch.Tensor:
-    return -(pattern * pattern.clamp_min(1e-12).log()).sum(-1)  # (..., T_q)
-
-
-def _softmax_gradient(pattern: torch.Tensor) -> torch.Tensor:
-    """Frobenius norm of the softmax's Jacobian diag(p) - p pᵀ for each row: how much its output
-    moves per unit change of its input (it goes to 0 as the softmax saturates, footnote 4)."""
-    sq = pattern.pow(2)
-    # ||diag(p) - p pᵀ||² = Σ p_i² - 2 Σ p_i³ + (Σ p_i²)²
-    return (sq.sum(-1) - 2 * pattern.pow(3).sum(-1) + sq.sum(-1).pow(2)).clamp_min(0).sqrt()
-
-
 @torch.no_grad()
 def attention_stats(model: Transformer, tokenizer, sources: list[str]) -> dict:
     """Mean statistics of every attention (encoder self, decoder self, cross; all layers and heads)
@@ -117,9 +106,9 @@ def attention_stats(model: Transformer, tokenizer, sources: list[str]) -> dict:
             keep = allowed.expand_as(pattern)
             sums["qk_var"] += float(store[prefix + "hook_qk"][0][keep].var()) * pattern.size(1)
             sums["logit_var"] += float(store[prefix + "hook_scores"][0][keep].var()) * pattern.size(1)
-            sums["entropy"] += float(_entropy(pattern).mean()) * pattern.size(1)
+            sums["entropy"] += float(entropy(pattern).mean()) * pattern.size(1)
             sums["max_weight"] += float(pattern.max(-1).values.mean()) * pattern.size(1)
-            sums["softmax_gradient"] += float(_softmax_gradient(pattern).mean()) * pattern.size(1)
+            sums["softmax_gradient"] += float(softmax_gradient(pattern).mean()) * pattern.size(1)
             rows += pattern.size(1)
     return {k: round(v / max(rows, 1), 4) for k, v in sums.items()}
 
@@ -193,6 +182,7 @@ def score_run(run: Path, heldout: Path, n_test: int, n_align: int) -> dict:
     hypotheses = translate(model, tokenizer, sources)
     align = alignment.measure(model, tokenizer, sources[:n_align])
     stats["final"] = attention_stats(model, tokenizer, probe)
+    curves = curve(run)
     return {
         "exact_match": score(hypotheses, references)["exact_match"],
         "alignment": align["per_layer"],
@@ -201,8 +191,8 @@ def score_run(run: Path, heldout: Path, n_test: int, n_align: int) -> dict:
         "attention": stats,
         "exact_match_by_step": learning,
         "word_order": dict(zip(WORD_ORDER, translate(model, tokenizer, list(WORD_ORDER)), strict=True)),
-        "final_valid_loss": curve(run)["valid_loss"][-1][1] if curve(run)["valid_loss"] else None,
-        "curve": curve(run),
+        "final_valid_loss": curves["valid_loss"][-1][1] if curves["valid_loss"] else None,
+        "curve": curves,
     }
 
 
