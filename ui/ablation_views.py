@@ -4,7 +4,6 @@ variants' scores and from the models themselves on the reader's phrase."""
 from __future__ import annotations
 
 import streamlit as st
-import torch
 
 from analysis.scaling import dot_products
 from training.numbers import alignment
@@ -24,17 +23,6 @@ ATTENTION_PANELS = {
 
 def first_seed(scores: dict) -> dict:
     return scores["per_seed"][str(min(scores["seeds"]))]
-
-
-def gold(phrase: str, answer: dict) -> torch.Tensor | None:
-    """(T, S) right alignment of the answer's rows (row i writes piece i + 1), or None when the phrase
-    is outside the grammar or the answer is not its right translation."""
-    matrix = alignment.gold_matrix(phrase, answer["src"], answer["tgt"][1:])
-    if matrix is None:
-        return None
-    full = torch.zeros(len(answer["tgt"]), len(answer["src"]), dtype=torch.bool)
-    full[: matrix.shape[0]] = matrix
-    return full
 
 
 def side_by_side(names: list[str], scores: dict, phrase: str, colors: dict) -> None:
@@ -59,7 +47,7 @@ def side_by_side(names: list[str], scores: dict, phrase: str, colors: dict) -> N
                 "Cross-attention, last decoder layer (heads averaged)",
                 colors["sequential"],
             )
-            matrix = gold(phrase, answer)
+            matrix = alignment.decoder_rows(phrase, answer["src"], answer["tgt"])
             if matrix is not None:
                 mark_gold(fig, matrix.numpy())
             show_figure(

@@ -29,14 +29,11 @@ def gold(trace: Trace, sentence: str) -> tuple[torch.Tensor | None, str | None]:
     example = grammar.parse(sentence)
     if example is None:
         return None, None
-    produced = trace.tgt_pieces[1:]  # row i writes piece i + 1; the last row writes </s>
-    matrix = alignment.gold_matrix(sentence, trace.src_pieces, produced)
-    if matrix is None:
-        written = "".join(produced).replace(alignment.WORD_START, " ").strip()
+    full = alignment.decoder_rows(sentence, trace.src_pieces, trace.tgt_pieces)
+    if full is None:
+        written = "".join(trace.tgt_pieces[1:]).replace(alignment.WORD_START, " ").strip()
         return None, (f"The model wrote “{written}”, not the right answer “{example.target}”, so its rows "
                       "have no gold alignment to compare with.")  # fmt: skip
-    full = torch.zeros(len(trace.tgt_pieces), len(trace.src_pieces), dtype=torch.bool)
-    full[: matrix.shape[0]] = matrix
     return full, None
 
 

@@ -73,6 +73,17 @@ def gold_matrix(source: str, src_pieces: Sequence[str], out_pieces: Sequence[str
     return _matrix(keys, len(out_pieces), len(src_pieces)) if any(keys) else None
 
 
+def decoder_rows(source: str, src_pieces: Sequence[str], tgt_pieces: Sequence[str]) -> torch.Tensor | None:
+    """gold_matrix for the rows of a decoder that reads `tgt_pieces` (<s> first): row i writes piece
+    i + 1, the last row writes </s> (no gold). (T, S) bool, or None as gold_matrix."""
+    matrix = gold_matrix(source, src_pieces, tgt_pieces[1:])
+    if matrix is None:
+        return None
+    full = torch.zeros(len(tgt_pieces), len(src_pieces), dtype=torch.bool)
+    full[: matrix.shape[0]] = matrix
+    return full
+
+
 def _matrix(keys: list[set[int]], rows: int, cols: int) -> torch.Tensor:
     """(rows, cols) bool with row t True at the source positions in keys[t] (later rows: none)."""
     gold = torch.zeros(rows, cols, dtype=torch.bool)
