@@ -14,6 +14,8 @@ import difflib
 
 import torch
 
+from transformer import hooks
+
 
 def align_pieces(a: list[str], b: list[str]) -> list[tuple[int, int]]:
     """Positions (i in a, j in b) holding the same piece, in order (longest matching blocks)."""
@@ -50,3 +52,20 @@ def unmatched(pieces: list[str], matched: list[int]) -> list[str]:
     """The pieces whose positions are not in `matched` (what a difference map has to leave out)."""
     taken = set(matched)
     return [piece for i, piece in enumerate(pieces) if i not in taken]
+
+
+def head_ablation(heads: tuple) -> dict[str, hooks.Edit]:
+    """Hook edits that zero the chosen heads' outputs (hook_z) before concatenation and W^O."""
+    by_name: dict[str, list[int]] = {}
+    for stack, kind, layer, head in heads:
+        by_name.setdefault(f"{stack}.layers.{layer}.{kind}_attn.hook_z", []).append(head)
+
+    def zero(heads_to_zero: list[int]):
+        def edit(z: torch.Tensor) -> torch.Tensor:  # z: (B, H, T, K)
+            z = z.clone()
+            z[:, heads_to_zero] = 0.0
+            return z
+
+        return edit
+
+    return {name: zero(hs) for name, hs in by_name.items()}

@@ -57,7 +57,7 @@ from server import (  # noqa: E402  (tests/server.py: the shared server and brow
 
 from ui.frame import SHIPPED_MODELS  # noqa: E402
 from ui.home import PLOTLY_PRELOAD_KEY  # noqa: E402
-from ui.layout import PRESETS  # noqa: E402
+from ui.presets import PRESETS  # noqa: E402
 
 NEW_SENTENCES = [
     "The children played football in the park until it got dark.",
@@ -102,7 +102,7 @@ def timed_run(at) -> float:
 def attention_page(pages):
     pickers = [p for p in pages if p.has_attention_picker and "head=False" not in p.source.replace(" ", "")]
     if not pickers:
-        raise RuntimeError("no page with a head slider (ui.layout.attention_picker) exists yet")
+        raise RuntimeError("no page with a head slider (ui.sidebar.attention_picker) exists yet")
     return next((p for p in pickers if "step" in p.url_path.lower()), pickers[0])
 
 

@@ -42,7 +42,7 @@ from streamlit.proto.BackMsg_pb2 import BackMsg  # noqa: E402
 from streamlit.proto.ForwardMsg_pb2 import ForwardMsg  # noqa: E402
 
 PAGES = {"home": "", "steps": "Attention_step_by_step"}  # name -> URL path (app.py's SECTIONS)
-SENTENCE_BOX = "atlas_sentence_box"  # the sidebar's text area (ui.layout): shows the session's sentence
+SENTENCE_BOX = "atlas_sentence_box"  # the sidebar's text area (ui.sidebar): shows the session's sentence
 FINISHED = {
     ForwardMsg.FINISHED_SUCCESSFULLY: "finished",
     ForwardMsg.FINISHED_WITH_COMPILE_ERROR: "compile error",

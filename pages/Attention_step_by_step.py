@@ -18,18 +18,12 @@ st.latex(r"\mathrm{Attention}(Q, K, V) = \mathrm{softmax}\!\left(\frac{QK^\top}{
 from ui import decoder_reads, rows  # noqa: E402
 from ui import model as model_io  # noqa: E402
 from ui.frozen import frozen  # noqa: E402
-from ui.layout import (  # noqa: E402
-    attention_picker,
-    column_width,
-    figure_columns,
-    for_display,
-    fresh,
-    require_sentence,
-    setup,
-    show_figure,
-)
-from ui.state import Selection, url_widget  # noqa: E402
+from ui.page import fresh, require_sentence, setup  # noqa: E402
+from ui.render import column_width, figure_columns, for_display, show_figure  # noqa: E402
+from ui.sidebar import attention_picker  # noqa: E402
+from ui.state import Selection  # noqa: E402
 from ui.uniform import uniform_note  # noqa: E402
+from ui.url_state import url_widget  # noqa: E402
 from viz import steps as viz_steps  # noqa: E402
 from viz.labels import choices, token_labels  # noqa: E402
 from viz.palette import diverging_note, palette  # noqa: E402

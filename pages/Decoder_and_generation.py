@@ -19,11 +19,13 @@ st.markdown(
     "probability for every token of the vocabulary."
 )
 from analysis.decoding import step_from_trace, step_limit  # noqa: E402
-from ui import decoder_reads, generation, state  # noqa: E402
+from ui import decoder_reads, generation, state, url_state  # noqa: E402
 from ui import model as model_io  # noqa: E402
 from ui.generation import TOP_K  # noqa: E402
-from ui.layout import fresh, markdown_table, require_sentence, setup, show_figure  # noqa: E402
+from ui.page import fresh, require_sentence, setup  # noqa: E402
+from ui.render import markdown_table, show_figure  # noqa: E402
 from ui.rows import WRITES_NOTE  # noqa: E402
+from ui.sidebar import step_slider  # noqa: E402
 from ui.uniform import uniform_note  # noqa: E402
 from viz import decoding as dec_viz  # noqa: E402
 
@@ -35,7 +37,7 @@ ROW_TABS = {
 }
 
 PAGE = setup(snapshots=True)
-model_io.step_slider()  # the numbers model ships weights from earlier training steps
+step_slider()  # the numbers model ships weights from earlier training steps
 require_sentence(PAGE)
 
 
@@ -114,10 +116,10 @@ def decoder_view() -> None:
     start = chosen.ids if chosen.used == "own" else ()  # generation starts after the reader's own prefix
     decode_key = f"atlas_decode::{p.lm.model_id}::{p.src.text}::{start}"
     if decode_key not in st.session_state:  # a link names how many tokens were generated ("tokens")
-        asked = state.decode(st.query_params.get("tokens"), 0, low=0)
+        asked = url_state.decode(st.query_params.get("tokens"), 0, low=0)
         st.session_state[decode_key] = generation.greedy_prefix(p.lm.model_id, p.src.text, asked, start)
     prefix = list(st.session_state[decode_key])
-    state.url_value("tokens", len(prefix) - len(start), 0)
+    url_state.url_value("tokens", len(prefix) - len(start), 0)
     step_tr = model_io.trace(p.lm.model_id, p.src.text, target_ids=tuple(prefix))
     step = step_from_trace(step_tr, TOP_K)
     finished = bool(prefix) and prefix[-1] == p.lm.tokenizer.eos_id

@@ -21,8 +21,9 @@ if (config := shipped_config(chosen_dir())) is not None:  # read without PyTorch
     )
 from ui import model as model_io  # noqa: E402
 from ui import state  # noqa: E402
-from ui.layout import require_sentence, setup, show_figure  # noqa: E402
-from ui.state import url_widget  # noqa: E402
+from ui.page import require_sentence, setup  # noqa: E402
+from ui.render import show_figure  # noqa: E402
+from ui.url_state import url_widget  # noqa: E402
 from viz import layers as layer_viz  # noqa: E402
 from viz.labels import token_labels  # noqa: E402
 from viz.palette import diverging_note  # noqa: E402

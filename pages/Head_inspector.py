@@ -16,10 +16,12 @@ st.markdown(
 )
 from analysis import heads  # noqa: E402
 from ui import experiments, gold, inspector, rows  # noqa: E402
-from ui.layout import attention_picker, fresh, require_sentence, setup, show_figure  # noqa: E402
+from ui.page import fresh, require_sentence, setup  # noqa: E402
 from ui.predict import predict_then_reveal  # noqa: E402
-from ui.state import url_widget  # noqa: E402
+from ui.render import show_figure  # noqa: E402
+from ui.sidebar import attention_picker  # noqa: E402
 from ui.uniform import focus_default, focus_text, uniform_note  # noqa: E402
+from ui.url_state import url_widget  # noqa: E402
 from viz import inspector as viz_inspector  # noqa: E402
 from viz.decoding import CROSS_CELL  # noqa: E402
 from viz.heatmap import attention_heatmap  # noqa: E402

@@ -19,17 +19,20 @@ if (config := shipped_config(chosen_dir())) is not None:  # read without PyTorch
         "mixed by one more matrix, W^O."
     )
 from analysis.decoding import SPECIAL_PIECES  # noqa: E402
-from ui import decoder_reads, layout, rows  # noqa: E402
+from ui import decoder_reads, rows  # noqa: E402
 from ui import model as model_io  # noqa: E402
-from ui.layout import attention_picker, for_display, fresh, require_sentence, setup, show_figure  # noqa: E402
-from ui.state import Selection, url_widget  # noqa: E402
+from ui.page import fresh, require_sentence, setup  # noqa: E402
+from ui.render import for_display, grid_columns, show_figure  # noqa: E402
+from ui.sidebar import attention_picker, step_slider  # noqa: E402
+from ui.state import Selection  # noqa: E402
 from ui.uniform import uniform_note  # noqa: E402
+from ui.url_state import url_widget  # noqa: E402
 from viz import concat, grids, multihead  # noqa: E402
 from viz.labels import choices, token_labels  # noqa: E402
 from viz.palette import diverging_note, palette  # noqa: E402
 
 PAGE = setup(snapshots=True)
-model_io.step_slider()  # the numbers model ships weights from earlier training steps
+step_slider()  # the numbers model ships weights from earlier training steps
 require_sentence(PAGE)
 
 
@@ -55,7 +58,7 @@ def layer_figures(model_id: str, text: str, sel: Selection, heads: tuple[int, ..
     figs = {
         "grid": grids.heads_grid(weights, q_labels, k_labels, head_names,
                                      f"{where}: all {cfg.n_heads} heads", colorscale=colors["sequential"],
-                                     max_cols=layout.grid_columns(sel, sel.kind)),
+                                     max_cols=grid_columns(sel, sel.kind)),
         "concat": concat.concat_figure(
             tr.get(tr.attn_name(sel.stack, sel.kind, sel.layer, "z")),  # (H, T_q, d_v)
             tr.get(tr.attn_name(sel.stack, sel.kind, sel.layer, "concat")),  # (T_q, h·d_v)

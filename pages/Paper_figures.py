@@ -22,20 +22,17 @@ from analysis.decoding import find_word, rank_heads, words  # noqa: E402
 from ui import model as model_io  # noqa: E402
 from ui import paper as evidence  # noqa: E402
 from ui.head_finder import head_finder  # noqa: E402
-from ui.layout import column_width, figure_columns, layer_slider, setup, show_figure  # noqa: E402
-from ui.state import url_widget  # noqa: E402
+from ui.page import setup  # noqa: E402
+from ui.presets import PRESETS  # noqa: E402
+from ui.render import column_width, figure_columns, show_figure  # noqa: E402
+from ui.sidebar import layer_slider  # noqa: E402
 from ui.uniform import focus_default, focus_text, grid, heads_by_focus, uniform_note  # noqa: E402
+from ui.url_state import url_widget  # noqa: E402
 from viz import paper  # noqa: E402
 from viz.labels import choices, token_labels  # noqa: E402
 
-FIGURE3 = (
-    "It is in this spirit that a majority of American governments have passed new laws since 2009 "
-    "making the registration or voting process more difficult."
-)
-FIGURES45 = (
-    "The Law will never be perfect, but its application should be just - this is what we are missing, "
-    "in my opinion."
-)
+FIGURE3 = PRESETS["Paper Figure 3 (making … more difficult)"]
+FIGURES45 = PRESETS["Paper Figures 4–5 (The Law will never be perfect)"]
 
 p = setup()
 sel = p.sel

@@ -20,16 +20,10 @@ st.latex(r"PE_{(pos,\,2i)} = \sin\!\left(\frac{pos}{10000^{2i/d_{model}}}\right)
 from analysis import inputs as analysis  # noqa: E402
 from transformer.embeddings import sinusoidal_encoding  # noqa: E402
 from ui import model as model_io  # noqa: E402
-from ui.layout import (  # noqa: E402
-    attention_picker,
-    column_width,
-    figure_columns,
-    fresh,
-    require_sentence,
-    setup,
-    show_figure,
-)
-from ui.state import url_widget  # noqa: E402
+from ui.page import fresh, require_sentence, setup  # noqa: E402
+from ui.render import column_width, figure_columns, show_figure  # noqa: E402
+from ui.sidebar import attention_picker  # noqa: E402
+from ui.url_state import url_widget  # noqa: E402
 from viz import positional as viz_pos  # noqa: E402
 from viz.heatmap import attention_heatmap  # noqa: E402
 from viz.labels import token_labels  # noqa: E402

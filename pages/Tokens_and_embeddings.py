@@ -9,8 +9,9 @@ from ui.frame import header
 header("Tokens & embeddings", icon=":material/text_fields:")  # on screen while PyTorch is imported
 from analysis import inputs as analysis  # noqa: E402
 from ui import model as model_io  # noqa: E402
-from ui.layout import require_sentence, setup, show_figure, show_table  # noqa: E402
-from ui.state import url_widget  # noqa: E402
+from ui.page import require_sentence, setup  # noqa: E402
+from ui.render import show_figure, show_table  # noqa: E402
+from ui.url_state import url_widget  # noqa: E402
 from viz import embeddings as viz_embed  # noqa: E402
 from viz.labels import WORD_START, token_labels  # noqa: E402
 from viz.palette import diverging_note  # noqa: E402

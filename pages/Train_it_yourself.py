@@ -17,15 +17,18 @@ st.markdown(
     "the decoder must look at the last letter of the source, then the one before, and so on."
 )
 from ui import live_train  # noqa: E402
-from ui.layout import column_width, figure_columns, setup, show_figure  # noqa: E402
+from ui import live_train_views as views  # noqa: E402
+from ui.live_train_run import RECIPE, labels, loss_floor  # noqa: E402
+from ui.page import setup  # noqa: E402
+from ui.render import column_width, figure_columns, show_figure  # noqa: E402
 from viz.heatmap import attention_heatmap  # noqa: E402
 from viz.training import loss_curve  # noqa: E402
 
 TASKS = {"reverse": "Reverse the letters", "copy": "Copy the letters"}
 
 p = setup()
-coordinator = live_train.coordinator()
-me = live_train.owner()
+coordinator = views.coordinator()
+me = views.owner()
 
 st.caption(
     "The sentence in the sidebar is not used here: this model reads letters, not English. One run trains "
@@ -64,7 +67,7 @@ def _message(now: live_train.Status) -> None:
     elif now.state == live_train.RUNNING:
         st.info(f"Training on the server's CPU: step {now.step:,}, {now.seconds:.0f} s.")
     elif now.state == live_train.FINISHED:
-        text = live_train.ending(now)
+        text = views.ending(now)
         (st.success if now.reason == live_train.SOLVED else st.info)(text)
     elif now.busy:
         st.caption("Another tab is training right now: pressing Train puts you in the queue.")
@@ -77,13 +80,13 @@ def live() -> None:
     if now.active != status.active:  # the run started or ended: redraw the buttons too
         st.rerun()
     _message(now)
-    shown = live_train.shown(now, kind)
+    shown = views.shown(now, kind)
     cols = st.columns(4)
     cols[0].metric("Step", f"{shown.step:,}")
     cols[1].metric("Seconds", f"{shown.seconds:.0f}")
     cols[2].metric("Loss", f"{shown.losses[-1]:.3f}" if shown.losses else "–")
     cols[3].metric("Exact match", f"{shown.exact_match:.0%}" if shown.exact_match is not None else "–")
-    floor = live_train.loss_floor()
+    floor = loss_floor()
     show_figure(
         loss_curve(shown.losses, shown.evals, floor, p.colors["categorical"], caps.steps),
         key="lt_loss", export=False,
@@ -93,9 +96,9 @@ def live() -> None:
         f"decoding), measured every {caps.eval_every} steps.",
     )  # fmt: skip
     st.subheader("Encoder-decoder attention on one example")
-    rows, columns = live_train.labels(kind)
-    st.markdown(live_train.attention_text(shown, kind))
-    off, heads = int(p.sel.one_based), live_train.RECIPE.n_heads
+    rows, columns = labels(kind)
+    st.markdown(views.attention_text(shown, kind))
+    off, heads = int(p.sel.one_based), RECIPE.n_heads
     for layer, col in enumerate(figure_columns(len(shown.attention))):
         with col:
             show_figure(
@@ -104,7 +107,7 @@ def live() -> None:
                                   colorscale=p.colors["sequential"],
                                   max_width=column_width(len(shown.attention), p.sel)),
                 key=f"lt_attention_{layer}", export=False,
-                caption=live_train.layer_caption(shown, layer),
+                caption=views.layer_caption(shown, layer),
             )  # fmt: skip
 
 

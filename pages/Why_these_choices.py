@@ -18,8 +18,9 @@ st.markdown(
 )
 from ui import ablation_views as views  # noqa: E402
 from ui import ablations  # noqa: E402
-from ui.layout import NUMBERS_DEFAULT, setup  # noqa: E402
-from ui.state import url_widget  # noqa: E402
+from ui.page import setup  # noqa: E402
+from ui.presets import NUMBERS_DEFAULT  # noqa: E402
+from ui.url_state import url_widget  # noqa: E402
 
 p = setup()
 colors = p.colors["categorical"]

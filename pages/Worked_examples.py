@@ -16,8 +16,9 @@ st.markdown(
     "the paper says. Edit any input and every step updates."
 )
 from analysis import worked  # noqa: E402
-from ui.layout import setup, show_figure, show_table  # noqa: E402
-from ui.state import url_widget  # noqa: E402
+from ui.page import setup  # noqa: E402
+from ui.render import show_figure, show_table  # noqa: E402
+from ui.url_state import url_widget  # noqa: E402
 from viz import worked as viz_worked  # noqa: E402
 
 p = setup()

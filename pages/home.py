@@ -25,7 +25,8 @@ if config is not None:
     with frame.HEAVY_IMPORTS:  # see ui.frame: no chart may meet a half-imported pandas
         home.show_architecture(config)
 from ui import model as model_io  # noqa: E402  (PyTorch: only after Figure 1 is on screen)
-from ui.layout import reference_for, require_sentence, setup  # noqa: E402
+from ui.page import require_sentence, setup  # noqa: E402
+from ui.presets import reference_for  # noqa: E402
 
 with translation:
     p = setup()

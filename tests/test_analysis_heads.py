@@ -8,8 +8,8 @@ import pytest
 import torch
 
 from analysis import compare, heads, rollout
+from analysis.compare import head_ablation
 from transformer.trace import run_trace
-from ui.model import head_ablation
 
 # "▁The ▁t ired . </s>": words by the '▁' rule are [The] [t ired .] [</s>]
 PIECES = ["▁The", "▁t", "ired", ".", "</s>"]

@@ -125,7 +125,7 @@ def _slider_value(tab, label: str) -> str:
 def test_url_round_trip_attention_page(server, tab):
     """On a page with the layer/head picker, the link's layer 2 / head 3 are what the sliders show."""
     pickers = [p for p in PAGES if p.has_attention_picker and not re.search(r"head\s*=\s*False", p.source)]
-    assert pickers, "no page uses ui.layout.attention_picker with a head slider (the attention pages should)"
+    assert pickers, "no page uses ui.sidebar.attention_picker with a head slider (the attention pages should)"
     # The step-by-step page shows the picker at the top; other pages may keep it further down.
     app_page = next((p for p in pickers if "step" in p.url_path.lower()), pickers[0])
     tab.goto(page_url(server, app_page, "s=Hello%20world.&layer=2&head=3"), wait_until="domcontentloaded")

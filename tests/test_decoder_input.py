@@ -20,7 +20,7 @@ import pytest
 import torch
 from streamlit.testing.v1 import AppTest
 
-from ui.layout import PRESETS
+from ui.presets import PRESETS
 from ui.state import DEFAULT_SENTENCE, parse_params, to_params
 
 ROOT = Path(__file__).resolve().parents[1]

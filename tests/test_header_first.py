@@ -6,7 +6,7 @@ title waits for it leaves the reader in front of an empty page: each page calls 
 every page, imports nothing heavy at all.
 
 Checked on the pages' source (the statements before the header call may only be imports) and in a
-fresh interpreter (those imports leave torch out of `sys.modules`), so a new import of `ui.layout`
+fresh interpreter (those imports leave torch out of `sys.modules`), so a new import of `ui.page`
 above a page's header fails here.
 """
 
@@ -89,6 +89,6 @@ def test_app_py_imports_nothing_that_loads_torch():
 
 
 def test_the_check_can_fail():
-    """The fresh-interpreter check sees torch when a page imports the page frame (`ui.layout`) first."""
-    assert _loads_torch(["ui.layout"])
+    """The fresh-interpreter check sees torch when a page imports the page frame (`ui.page`) first."""
+    assert _loads_torch(["ui.page"])
     assert not _loads_torch(["streamlit", "ui.frame", "ui.frame.header"])

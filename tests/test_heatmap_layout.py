@@ -17,7 +17,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from ui.layout import column_width
+from ui.render import column_width
 from viz import decoding, grids
 from viz.heatmap import (
     MAX_CELL,

@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pytest
 
-from ui.layout import PRESETS, REFERENCES, reference_for
+from ui.presets import PRESETS, REFERENCES, reference_for
 
 ROOT = Path(__file__).resolve().parents[1]
 

@@ -15,6 +15,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 TRANSFORMER_LINES = 2200  # `wc -l transformer/*.py`: the model alone
 README_LINES = 300
+UI_LINES = 300  # a module of ui/: one job
 # Not the project's files: the virtual environment, caches, and what data and training runs write.
 SKIP_DIRS = {".venv", ".git", ".pytest_cache", ".ruff_cache", "__pycache__", "node_modules", "data", "runs",
              "artifacts"}
@@ -68,6 +69,14 @@ def test_no_page_and_no_transformer_module_is_too_long_to_read_at_once():
     assert len(pages) >= 10
     assert not [(p.name, lines(p)) for p in pages if lines(p) > 200]
     assert not [(p.name, lines(p)) for p in transformer_files() if lines(p) > 350]
+
+
+def test_every_ui_module_has_one_job_and_reads_at_once():
+    """No module of ui/ over 300 lines: one that long usually holds several jobs (CONTRIBUTING.md)."""
+    modules = sorted((ROOT / "ui").glob("*.py"))
+    assert len(modules) >= 10  # not vacuous
+    too_long = [(p.name, lines(p)) for p in modules if lines(p) > UI_LINES]
+    assert not too_long, f"ui/ modules over {UI_LINES} lines: {too_long}: split them by job"
 
 
 def test_no_issue_numbers_in_the_code():

@@ -146,7 +146,7 @@ def test_the_room_rule_sees_a_backward_import():
     backward = [
         ("transformer", "from training import toy\n"),
         ("training", "import corpus.build\n"),
-        ("corpus", "from ..ui import layout\n"),
+        ("corpus", "from ..ui import render\n"),
         ("viz", "from corpus.table import SOURCES\n"),
     ]
     for layer, source in backward:
@@ -171,9 +171,9 @@ def test_command_line_modules_start_under_their_names(tmp_path):
 
 
 def test_relative_imports_are_resolved():
-    source = "from . import palette\nfrom .labels import readable\nfrom ..ui import layout\n"
+    source = "from . import palette\nfrom .labels import readable\nfrom ..ui import render\n"
     names = {name for name, _ in imports(ROOT / "viz" / "heatmap.py", source)}
-    assert {"viz.palette", "viz.labels", "viz.labels.readable", "ui", "ui.layout"} <= names, names
+    assert {"viz.palette", "viz.labels", "viz.labels.readable", "ui", "ui.render"} <= names, names
 
 
 @pytest.mark.parametrize("path", PAGE_FILES, ids=rel)
@@ -251,6 +251,6 @@ def test_home_draws_its_map_before_the_heavy_imports():
     assert done.returncode == 0, done.stderr
     assert done.stdout.strip() == "[]", done.stdout
     # and the control: the page's later imports do load PyTorch (the check above can see it)
-    code = "import sys\nimport ui.layout\nprint('torch' in sys.modules)\n"
+    code = "import sys\nimport ui.page\nprint('torch' in sys.modules)\n"
     done = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True, timeout=120)
     assert done.stdout.strip().endswith("True"), (done.stdout, done.stderr)

@@ -3,7 +3,7 @@
 - The coordinator's rules (one run at a time, a queue with positions, caps in steps and seconds, a
   heartbeat that stops the run of a tab that went away) are tested with a fake trainer and a fake
   clock, so each rule is checked exactly and fast.
-- The real trainer (`ui.live_train.train_toy_run`, the project's `toy.ToyTrainer`) runs a few steps.
+- The real trainer (`ui.live_train_run.train_toy_run`, the project's `toy.ToyTrainer`) runs a few steps.
 - The page runs under AppTest: before training it shows the untrained model's near-uniform attention;
   Train starts a run that redraws; Stop ends it; two sessions pressing Train get one run and one queue
   message.
@@ -23,7 +23,7 @@ import torch
 from streamlit.testing.v1 import AppTest
 
 from training import toy
-from ui import live_train
+from ui import live_train, live_train_run, live_train_views
 from ui.live_train import (
     FINISHED,
     FULL,
@@ -190,7 +190,7 @@ def test_a_solved_run_ends_early_and_reports_when_it_passed_95_percent(clock):
     assert (done.reason, done.step, done.exact_match) == (SOLVED, 150, 0.995)
     assert done.first_above == (100, 0.96, 20.0)
     assert done.alignment == (0.5, 0.9)
-    assert "Solved" in live_train.ending(done)
+    assert "Solved" in live_train_views.ending(done)
 
 
 def test_a_failing_trainer_is_reported_and_the_next_run_still_starts(clock):
@@ -243,21 +243,21 @@ def test_the_real_trainer_runs_the_project_loop_for_a_few_steps():
     done = c.status("a")
     assert (done.reason, done.step, len(done.losses)) == (STEP_CAP, 20, 20)
     assert [row[0] for row in done.evals] == [10, 20] and all(0 <= row[1] <= 1 for row in done.evals)
-    assert done.attention_step == 20 and len(done.attention) == live_train.RECIPE.n_layers
+    assert done.attention_step == 20 and len(done.attention) == live_train_run.RECIPE.n_layers
     for layer in done.attention:  # (T, S) = (8 letters + end) × (8 letters + end); rows sum to 1
         assert len(layer) == 9
         assert all(len(row) == 9 and math.isclose(sum(row), 1, rel_tol=1e-4) for row in layer)
-    assert len(done.alignment) == len(done.broadness) == live_train.RECIPE.n_layers
+    assert len(done.alignment) == len(done.broadness) == live_train_run.RECIPE.n_layers
 
 
 def test_before_training_the_attention_is_near_uniform():
     for kind in toy.KINDS:
-        start = live_train.untrained(kind)
+        start = live_train_views.untrained(kind)
         assert min(start.broadness) > 0.9, start.broadness  # what the page says: no alignment yet
         assert max(w for layer in start.attention for row in layer for w in row) < 0.5
-        rows, columns = live_train.labels(kind)
+        rows, columns = live_train_run.labels(kind)
         assert len(start.attention[0]) == len(rows) and len(start.attention[0][0]) == len(columns)
-    assert live_train.labels("reverse") == (list("OGNIMALF") + ["EOS"], list("FLAMINGO") + ["EOS"])
+    assert live_train_run.labels("reverse") == (list("OGNIMALF") + ["EOS"], list("FLAMINGO") + ["EOS"])
 
 
 def test_toy_trainer_is_the_loop_of_train_toy():
@@ -295,19 +295,19 @@ def _open() -> AppTest:
 
 
 def _status(at: AppTest, heartbeat: bool = True) -> live_train.Status:
-    return live_train.coordinator().status(at.session_state[live_train.OWNER_KEY], heartbeat)
+    return live_train_views.coordinator().status(at.session_state[live_train_views.OWNER_KEY], heartbeat)
 
 
 def _stop_everything(*tabs: AppTest) -> None:
     for at in tabs:
-        live_train.coordinator().cancel(at.session_state[live_train.OWNER_KEY])
+        live_train_views.coordinator().cancel(at.session_state[live_train_views.OWNER_KEY])
     wait_until(lambda: not any(_status(at, heartbeat=False).active for at in tabs), timeout=60)
 
 
 def test_page_before_training_shows_the_untrained_model_and_says_it_is_near_uniform():
     at = _open()
     assert [t.value for t in at.title] == ["Train it yourself"]
-    assert len(at.get("plotly_chart")) == 1 + live_train.RECIPE.n_layers  # loss curve + one per layer
+    assert len(at.get("plotly_chart")) == 1 + live_train_run.RECIPE.n_layers  # loss curve + one per layer
     text = " ".join(_texts(at, "markdown"))
     assert "Step 0, before any training" in text and "no alignment to read yet" in text
     assert any("Near-uniform" in c for c in _texts(at, "caption"))  # reverse, its default task

@@ -10,7 +10,7 @@ from streamlit.testing.v1 import AppTest
 
 from transformer.inputs import MAX_CHARS, encode_source
 from ui import model as model_io
-from ui.layout import CUT_KEY
+from ui.sidebar import CUT_KEY
 
 ROOT = Path(__file__).resolve().parents[1]
 PAGE = str(ROOT / "pages" / "Tokens_and_embeddings.py")  # a quick page that needs a sentence

@@ -22,7 +22,8 @@ from analysis import heads
 from transformer import decoding
 from ui import model as model_io
 from ui import uniform
-from ui.layout import PRESETS, literal_markdown
+from ui.presets import PRESETS
+from ui.render import literal_markdown
 from viz.labels import plain, readable
 from viz.palette import PALETTES, diverging_note
 

@@ -10,7 +10,7 @@ import pytest
 from streamlit.testing.v1 import AppTest
 
 from transformer.pretrained import load_pretrained, snapshot_file, snapshot_steps
-from ui.layout import NUMBERS_DEFAULT
+from ui.presets import NUMBERS_DEFAULT
 
 ROOT = Path(__file__).resolve().parents[1]
 NUMBERS = ROOT / "pretrained" / "numbers"

@@ -17,7 +17,7 @@ from training.numbers import grammar
 from transformer.decoding import beam_search, greedy_decode
 from transformer.inputs import encode_source
 from transformer.pretrained import file_sha256, load_pretrained, snapshot_steps
-from ui.layout import NUMBER_PRESETS
+from ui.presets import NUMBER_PRESETS
 
 ROOT = Path(__file__).resolve().parents[1]
 NUMBERS = ROOT / "pretrained" / "numbers"

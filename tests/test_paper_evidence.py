@@ -11,7 +11,7 @@ from streamlit.testing.v1 import AppTest
 from analysis.decoding import HeadScore
 from ui import model as model_io
 from ui import paper as evidence
-from ui.layout import PRESETS
+from ui.presets import PRESETS
 from ui.state import Selection
 
 ROOT = Path(__file__).resolve().parents[1]

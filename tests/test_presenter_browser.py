@@ -74,7 +74,7 @@ def test_the_tokens_table_shows_the_pieces_as_typed_at_presenter_size(server, br
 
 
 def test_the_beam_table_is_a_markdown_table_of_the_candidates_at_presenter_size(server, browser):
-    """The decoder page's beam table (Markdown, `ui.layout.markdown_table`): a real table, one row per
+    """The decoder page's beam table (Markdown, `ui.render.markdown_table`): a real table, one row per
     candidate with a rank, the German as plain text (no link, bold or HTML from the model's text), and
     the presenter CSS's size."""
     context, tab = _open(browser, server, "Decoder_and_generation?present=1", PRESENTER,

@@ -20,7 +20,7 @@ import pytest
 from streamlit.testing.v1 import AppTest
 from test_heatmap_layout import assert_matrix_fills_its_plot
 
-from ui.layout import literal_markdown, markdown_table
+from ui.render import literal_markdown, markdown_table
 from viz import concat, decoding, layers, paper
 from viz.heatmap import LABEL_GAP, MIN_TICK_FONT, TICK_FONT, relative_to_uniform
 from viz.labels import token_labels

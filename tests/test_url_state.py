@@ -15,7 +15,7 @@ import streamlit as st
 from streamlit.testing.v1 import AppTest
 
 from transformer import decoding
-from ui.state import decode, encode
+from ui.url_state import decode, encode
 
 ROOT = Path(__file__).resolve().parents[1]
 PAGES = ROOT / "pages"

@@ -8,7 +8,7 @@ import streamlit as st
 from analysis.scaling import dot_products
 from training.numbers import alignment
 from ui import ablations
-from ui.layout import show_figure, show_table
+from ui.render import show_figure, show_table
 from viz import ablations as viz
 from viz.decoding import mark_gold
 from viz.heatmap import attention_heatmap

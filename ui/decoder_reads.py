@@ -14,6 +14,7 @@ from attention_atlas.decoder_input import DecoderInput, encode_prefix
 from transformer.pretrained import LoadedModel
 from ui import model as model_io
 from ui import state
+from ui.render import literal_markdown
 from ui.state import DECODER_INPUTS, Selection
 
 CHOICE_KEY, PREFIX_KEY = "atlas_decoder", "atlas_prefix_box"
@@ -45,8 +46,6 @@ def sidebar(sel: Selection, lm: LoadedModel) -> None:
 
 def warn(problem: str) -> None:
     """The message for a prefix that cannot be read. It quotes the reader's words: shown as typed."""
-    from ui.layout import literal_markdown  # ui.layout draws this module's sidebar: imported when needed
-
     st.warning(literal_markdown(f"{problem} Until then the decoder reads the beam translation."))
 
 

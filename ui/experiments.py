@@ -2,7 +2,7 @@
 
 Both change something and show what moved: a word of the sentence (the difference map on the tokens
 the two sentences share), or which heads take part (the translation and the next-token probabilities
-before and after; the shared model is never changed, see `ui.model.head_ablation`).
+before and after; the shared model is never changed, see `analysis.compare.head_ablation`).
 """
 
 from __future__ import annotations
@@ -11,9 +11,12 @@ import streamlit as st
 
 from analysis import heads
 from ui import inspector
-from ui.layout import Page, column_width, cut_to_limit, figure_columns, show_figure
-from ui.state import Selection, url_widget
+from ui.page import Page
+from ui.render import column_width, figure_columns, show_figure
+from ui.sidebar import cut_to_limit
+from ui.state import Selection
 from ui.uniform import uniform_note
+from ui.url_state import url_widget
 from viz import inspector as viz_inspector
 from viz.heatmap import attention_heatmap
 from viz.labels import readable, token_labels

@@ -78,7 +78,7 @@ def chosen_dir() -> Path:
 # Chart code (Plotly's above all) checks whether numpy and pandas are loaded by looking in
 # `sys.modules`, where a module that another session is still importing sits half-built (no
 # `pandas.Series` yet) and fails its checks. The home page draws Figure 1 before PyTorch and pandas
-# are imported, so that figure and the first import of pandas (ui.layout) both take this lock and
+# are imported, so that figure and the first import of pandas (ui.render) both take this lock and
 # never overlap; once imported it costs nothing.
 # numpy (~0.1 s) is imported right here instead: an `import` of a module that another thread is still
 # importing waits for it, so no page can meet a half-built numpy.

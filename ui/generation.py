@@ -16,7 +16,7 @@ from analysis.decoding import decoding_step, step_from_trace, step_limit
 from ui import gold
 from ui import model as model_io
 from ui.frozen import frozen
-from ui.layout import column_width, for_display, grid_columns
+from ui.render import column_width, for_display, grid_columns
 from ui.rows import query_labels
 from ui.state import Selection
 from viz import decoding as dec_viz

@@ -11,9 +11,10 @@ import streamlit as st
 
 from analysis.decoding import rank_heads, words
 from transformer.trace import Trace
-from ui.layout import Page, show_figure, show_table
-from ui.state import url_widget
+from ui.page import Page
+from ui.render import show_figure, show_table
 from ui.uniform import uniform_note
+from ui.url_state import url_widget
 from viz import paper
 from viz.labels import choices, span_label, token_labels
 

@@ -48,7 +48,7 @@ def show_translation(
     elif reference:
         cols[2].markdown("**Human reference** (written by a person, not by the model)")
         # Markdown, not st.text (st.text holds the model's output only): references are our own
-        # constants (ui.layout.REFERENCES), plain text with no markdown in them.
+        # constants (ui.presets.REFERENCES), plain text with no markdown in them.
         cols[2].markdown(f"*{reference}*")
     if numbers:
         st.caption(

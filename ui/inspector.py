@@ -19,6 +19,7 @@ from analysis import head_file, heads
 from training.sentences import DEFAULT_SUBSET, SENTENCES
 from transformer.trace import Trace
 from ui import model as model_io
+from ui.presets import PRESETS
 
 ATTENTION_LABELS = {("encoder", "self"): "encoder self", ("decoder", "self"): "decoder self",
                     ("decoder", "cross"): "decoder cross"}
@@ -43,8 +44,6 @@ def sentence_sets() -> tuple[tuple[str, ...], tuple[str, ...], tuple[str, str]]:
 
         phrases = tuple(showcase())
         return phrases[::4], phrases, ("forty-two", "forty-three")
-    from ui.layout import PRESETS
-
     return (tuple(DEFAULT_SUBSET), tuple(SENTENCES),
             (PRESETS["The animal … too tired"], PRESETS["The animal … too wide"]))  # fmt: skip
 

@@ -1,51 +1,20 @@
-"""Train it yourself: one small training run at a time on the server, watched live from a browser tab.
-
-Every browser session shares one `Coordinator` (`coordinator()`, an `st.cache_resource`). It owns a
-worker thread that trains a tiny model of `training.toy` (copy or reverse a sequence of
-letters) with the project's own loop (`toy.ToyTrainer`, which calls `training.train.train_step`),
-and publishes the loss, the exact match and the cross-attention of one example as it goes.
-
-The rules, all enforced here and unit-tested with a fake trainer and a fake clock:
-- one run at a time; a tab that presses Train while another trains joins a first-come queue and is
-  told its place; at most `Caps.queue` tabs wait;
-- a run stops at `Caps.steps` updates or `Caps.seconds`, when it is solved (exact match ≥
-  `Caps.solved` on fresh sequences), when its tab presses Stop, or when its tab has not been heard
-  from for `Caps.heartbeat` seconds, or its websocket has closed (`connected`): closing the tab
-  stops its run at once; the page's fragment calls `status()` every `Caps.redraw` seconds, which is
-  the heartbeat, so leaving the page stops it too; a queued place is given up the same ways;
-- every run builds its own fresh model: the shipped models are never touched;
-- the worker starts when the page is first opened and builds one throwaway trainer (`warm_up`):
-  PyTorch's first optimiser imports `torch._dynamo`, which took from 7 s to over two minutes inside a
-  busy server; after that a run starts at once;
-- the worker runs PyTorch on `Caps.threads` thread(s) (`torch.set_num_threads` is per thread with
-  this PyTorch build), so the pages keep the other cores.
-"""
+"""Train it yourself's server-wide coordinator: one run at a time, a first-come queue, caps, and the
+worker thread that trains (no Streamlit here: `ui.live_train_views` is the page's side)."""
 
 from __future__ import annotations
 
 import contextlib
 import threading
 import time
-import uuid
 from collections.abc import Callable
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
 
-import streamlit as st
 import torch
-from streamlit import runtime
-from streamlit.runtime.scriptrunner import get_script_run_ctx
 
-from analysis.heads import NEAR_UNIFORM
 from training import toy
+from ui.live_train_run import train_toy_run
 
 KINDS = toy.KINDS
-LETTERS = "ABCDEFGHIJKLMNOP"  # the task's 16 symbols, written as letters
-EXAMPLE = "FLAMINGO"  # the example whose cross-attention is drawn: 8 different letters
-END = "EOS"  # the end-of-sequence token, as the figures label it
-RECIPE = toy.ToyRecipe()  # d_model 64, 4 heads, 2 layers: learns `reverse` in well under a minute here
-SEED = 0
-OWNER_KEY = "lt_owner"
-
 IDLE, QUEUED, RUNNING, FINISHED, FULL = "idle", "queued", "running", "finished", "full"
 SOLVED, STEP_CAP, TIME_CAP, STOPPED, GONE = "solved", "step cap", "time cap", "stopped", "tab closed"
 
@@ -127,7 +96,23 @@ Trainer = Callable[[Run, "Coordinator"], None]
 
 
 class Coordinator:
-    """The server-wide queue, caps and worker thread of the live training (see the module docstring).
+    """The server-wide queue, caps and worker thread of the live training.
+
+    The rules, all enforced here and unit-tested with a fake trainer and a fake clock:
+    - one run at a time; a tab that presses Train while another trains joins a first-come queue and is
+      told its place; at most `Caps.queue` tabs wait;
+    - a run stops at `Caps.steps` updates or `Caps.seconds`, when it is solved (exact match ≥
+      `Caps.solved` on fresh sequences), when its tab presses Stop, or when its tab has not been heard
+      from for `Caps.heartbeat` seconds, or its websocket has closed (`ui.live_train_views.connected`):
+      closing the tab stops its run at once; the page's fragment calls `status()` every `Caps.redraw`
+      seconds, which is the heartbeat, so leaving the page stops it too; a queued place is given up the
+      same ways;
+    - every run builds its own fresh model: the shipped models are never touched;
+    - the worker starts when the page is first opened and builds one throwaway trainer
+      (`ui.live_train_run.warm_up`): PyTorch's first optimiser imports `torch._dynamo`, which took from
+      7 s to over two minutes inside a busy server; after that a run starts at once;
+    - the worker runs PyTorch on `Caps.threads` thread(s) (`torch.set_num_threads` is per thread with
+      this PyTorch build), so the pages keep the other cores.
 
     `train(run, coordinator)` does the work: it loops until `coordinator.stop_reason(run)` says why
     to stop, and publishes its progress with `coordinator.publish(run, ...)`.
@@ -300,159 +285,3 @@ class Coordinator:
                 self._prune(now)
                 if self._queue:
                     self._start(self._queue.pop(0), now)
-
-
-def example_symbols() -> list[int]:
-    return [toy.FIRST_SYMBOL + LETTERS.index(c) for c in EXAMPLE]
-
-
-def labels(kind: str) -> tuple[list[str], list[str]]:
-    """(rows, columns) of the example's cross-attention: the letter each decoder position writes, and
-    the source letters (both ending with the end token)."""
-    task = toy.ToyTask(kind)
-    written = [LETTERS[s - toy.FIRST_SYMBOL] for s in task.answer(example_symbols())]
-    return [*written, END], [*EXAMPLE, END]
-
-
-def _snapshot(model, task: toy.ToyTask) -> tuple[list, list[float]]:
-    attention = toy.cross_attention(model, task, example_symbols())  # (L, T, S)
-    return [layer.tolist() for layer in attention], toy.broadness(attention)
-
-
-def train_toy_run(run: Run, coordinator: Coordinator) -> None:
-    """The real trainer: a fresh toy model, one update at a time, until the coordinator says stop."""
-    caps = coordinator.caps
-    task = toy.ToyTask(run.kind)
-    trainer = toy.ToyTrainer(task, RECIPE, SEED)
-    attention, spread = _snapshot(trainer.model, task)
-    coordinator.publish(run, attention=attention, broadness=spread)
-    while coordinator.stop_reason(run) is None:
-        loss = trainer.step()
-        step = trainer.steps
-        coordinator.publish(run, step=step, loss=loss)
-        if step % caps.attention_every == 0:
-            attention, spread = _snapshot(trainer.model, task)
-            coordinator.publish(run, attention=attention, broadness=spread)
-        if step % caps.eval_every == 0:
-            exact = toy.exact_match(trainer.model, task, n=200)
-            coordinator.publish(run, exact=exact, alignment=toy.alignment_accuracy(trainer.model, task, n=50))
-
-
-# --- Streamlit side -------------------------------------------------------------------------
-def warm_up() -> None:
-    """Build a trainer once and throw it away: PyTorch imports `torch._dynamo` (seconds; minutes on a
-    busy 2-core server, where it competes with the pages for the interpreter) the first time any
-    optimiser is made, and no other page makes one."""
-    toy.ToyTrainer(toy.ToyTask(), RECIPE, SEED)
-
-
-@st.cache_resource(show_spinner=False)
-def coordinator() -> Coordinator:
-    """The one coordinator of this server process, shared by every session (its worker warms up at once)."""
-    return Coordinator(warm_up=warm_up, alive=connected)
-
-
-def _active(session_id: str) -> bool | None:
-    """The server's answer to "is this session's websocket open?", or None where no server can say
-    (AppTest runs pages with a stand-in runtime)."""
-    if not runtime.exists():
-        return None
-    answer = runtime.get_instance().is_active_session(session_id)
-    return answer if isinstance(answer, bool) else None
-
-
-def owner() -> str:
-    """This browser tab's id: its Streamlit session id on a server (one session = one tab), so that
-    `connected` sees the tab close; else a random "local-" id kept in the session (AppTest gives every
-    session the same session id)."""
-    ctx = get_script_run_ctx()
-    if ctx is not None and _active(ctx.session_id):
-        return ctx.session_id
-    if OWNER_KEY not in st.session_state:
-        st.session_state[OWNER_KEY] = f"local-{uuid.uuid4().hex}"
-    return st.session_state[OWNER_KEY]
-
-
-def connected(owner: str) -> bool:
-    """Whether this tab's websocket is still open (closing the tab closes it at once). True where no
-    server can say: the heartbeat alone then decides."""
-    return owner.startswith("local-") or _active(owner) is not False
-
-
-@st.cache_data(show_spinner=False, max_entries=4)
-def untrained(kind: str) -> Status:
-    """What a run starts from: the cross-attention of the fresh model every run begins with (step 0)."""
-    task = toy.ToyTask(kind)
-    with torch.no_grad():
-        attention, spread = _snapshot(toy.fresh_model(task, RECIPE, SEED), task)
-    return Status(IDLE, kind, attention=tuple(attention), broadness=tuple(spread))
-
-
-def loss_floor() -> float:
-    """The lowest loss the recipe's label smoothing allows (where a solved run levels off)."""
-    return toy.loss_floor(toy.ToyTask().vocab_size, RECIPE.smoothing)
-
-
-
-def shown(now: Status, kind: str) -> Status:
-    """What the page draws: this tab's run of this task once it has started, else the untrained model."""
-    start = untrained(kind)
-    if now.state not in (RUNNING, FINISHED) or now.kind != kind:
-        return start
-    if not now.attention:  # the run's first snapshot is not published yet
-        return replace(now, attention=start.attention, broadness=start.broadness)
-    return now
-
-
-def ending(now: Status) -> str:
-    """One plain sentence on how a finished run ended."""
-    caps, done = now.caps, f"{now.step:,} steps ({now.seconds:.0f} s)"
-    exact = f"{now.exact_match:.0%} of 200 fresh rows exactly right" if now.exact_match is not None else ""
-    first = now.first_above
-    reached = f" It first passed 95% at step {first[0]:,}." if first and now.reason != SOLVED else ""
-    if now.reason == SOLVED:
-        return f"Solved: {exact} after {done}."
-    if now.reason in (STEP_CAP, TIME_CAP):
-        cap = f"{caps.steps:,} steps" if now.reason == STEP_CAP else f"{caps.seconds:.0f} seconds"
-        return f"Stopped at the cap of {cap} after {done}" + (f": {exact}." if exact else ".") + reached
-    if now.reason == STOPPED:
-        return f"You stopped the run after {done}" + (f": {exact}." if exact else ".") + reached
-    if now.reason == GONE:
-        return (f"The run stopped after {done}: this tab was closed, or it was not heard from for "
-                f"{caps.heartbeat:.0f} s (the page was left, or the connection dropped).")
-    return f"The run stopped after {done}: {now.reason}."
-
-
-def attention_text(now: Status, kind: str) -> str:
-    """The paragraph above the attention figures, true for what they show."""
-    rows, _ = labels(kind)
-    target = "".join(rows[:-1])
-    line = "anti-diagonal" if kind == "reverse" else "diagonal"
-    how = ("to write its first letter the decoder must read the last source letter, then the one before"
-           if kind == "reverse" else "to write its i-th letter the decoder must read the i-th source letter")
-    intro = (f"The example is {EXAMPLE} → {target} (plus the end token). Rows are the letters the decoder "
-             f"writes (queries), columns the source letters (keys); each row sums to 1. The right answer "
-             f"is the {line}: {how}.")
-    if not now.losses:
-        spread = " and ".join(f"{b:.2f}" for b in now.broadness)
-        weights = [w for layer in now.attention for row in layer for w in row]
-        n = len(EXAMPLE) + 1
-        return (f"**Step 0, before any training.** {intro} The untrained model spreads every row over all "
-                f"{n} source tokens with no pattern: its weights lie between {min(weights):.2f} and "
-                f"{max(weights):.2f}, where an even spread would give {1 / n:.2f} each (entropy {spread} of "
-                "its maximum, where 1 is perfectly even). There is no alignment to read yet.")
-    return f"**Step {now.attention_step:,}.** {intro}"
-
-
-def layer_caption(now: Status, layer: int) -> str:
-    """Under one layer's figure: how even its rows are and, after an evaluation, how often it aligns."""
-    parts = []
-    if layer < len(now.broadness):
-        value = now.broadness[layer]
-        parts.append(f"Entropy {value:.2f} of its maximum (1 = an even spread).")
-        if value > NEAR_UNIFORM:
-            parts.append("Near-uniform: no alignment to read here.")
-    if layer < len(now.alignment) and now.evals:
-        parts.append(f"At step {now.evals[-1][0]:,}, its largest weight fell on the right source letter for "
-                     f"{now.alignment[layer]:.0%} of the letters of 50 fresh rows.")
-    return " ".join(parts)

@@ -1,9 +1,5 @@
-"""Loading the shipped model once, and cached translations and traces.
-
-The model is one read-only object shared by every browser session (`st.cache_resource`): never
-`.train()`, never edited, nothing attached. Translations and traces are cached by the weights'
-checksum (`model_id`) plus the inputs, so a rerun after moving a slider is cheap.
-"""
+"""Loading each model once per server (one read-only object shared by every session, never trained or
+edited), and its translations and traces, cached by the weights' checksum (`model_id`) and the inputs."""
 
 from __future__ import annotations
 
@@ -12,8 +8,8 @@ import os
 from pathlib import Path
 
 import streamlit as st
-import torch
 
+from analysis.compare import head_ablation
 from attention_atlas import decoder_input as reads
 from transformer import hooks
 from transformer.decoding import Hypothesis, beam_search, default_max_len, greedy_decode
@@ -284,67 +280,3 @@ def trace(
     tgt_pieces = [lm.tokenizer.id_to_piece(i) for i in tgt_ids]
     full = run_trace(lm.model, src.ids, tgt_ids, src.pieces, tgt_pieces, edits=head_ablation(ablate))
     return full.only(keep) if keep else full
-
-
-def head_ablation(heads: tuple) -> dict[str, hooks.Edit]:
-    """Hook edits that zero the chosen heads' outputs (hook_z) before concatenation and W^O."""
-    by_name: dict[str, list[int]] = {}
-    for stack, kind, layer, head in heads:
-        by_name.setdefault(f"{stack}.layers.{layer}.{kind}_attn.hook_z", []).append(head)
-
-    def zero(heads_to_zero: list[int]):
-        def edit(z: torch.Tensor) -> torch.Tensor:  # z: (B, H, T, K)
-            z = z.clone()
-            z[:, heads_to_zero] = 0.0
-            return z
-
-        return edit
-
-    return {name: zero(hs) for name, hs in by_name.items()}
-
-
-# ---- the sidebar's model picker and the pages' training-step slider ----------------------------
-
-PICKER_KEY, STEP_KEY = "atlas_model_picker", "atlas_training_step"
-FINAL = "final"
-
-
-def picker(on_switch=None) -> None:
-    """The sidebar's model choice (shown only when more than one model is shipped). `on_switch(name)`
-    runs after a switch, e.g. to give the new model a sentence it was trained for."""
-    names = available()
-    if len(names) < 2:
-        return
-    st.session_state[PICKER_KEY] = choice()[0]
-
-    def switched() -> None:
-        name = st.session_state[PICKER_KEY]
-        choose(name)
-        if on_switch is not None:
-            on_switch(name)
-
-    st.selectbox("Model", names, key=PICKER_KEY, format_func=lambda n: MODELS[n][0], on_change=switched,
-                 help="Which trained model every page shows. The numbers model translates number "
-                      "phrases, dates and clock times, where every output has one right answer.")
-
-
-def step_slider(where=None) -> int | None:
-    """A "training step" slider over the chosen model's snapshots (None: the final weights); draws
-    nothing for a model without snapshots. Pages that show it load with `loaded(snapshots_allowed=True)`."""
-    name, snapshot = choice()
-    steps = snapshots(name)
-    if not steps:
-        return None
-    st.session_state[STEP_KEY] = FINAL if snapshot is None else snapshot
-
-    def moved() -> None:
-        value = st.session_state[STEP_KEY]
-        choose(name, None if value == FINAL else int(value))
-
-    (where or st).select_slider(
-        "Training step", options=[*steps, FINAL], key=STEP_KEY, on_change=moved,
-        format_func=lambda v: "final weights" if v == FINAL else f"step {v:,}",
-        help="The same sentence through the weights the model had at earlier steps of its training: "
-             "watch the heads go from even spreads to sharp alignments.",
-    )  # fmt: skip
-    return snapshot

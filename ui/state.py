@@ -1,20 +1,5 @@
-"""The shared, shareable selection: sentence, what the decoder reads, stack, kind, layer, head, and display
-settings.
-
-Lives in `st.session_state` (kept when moving between pages) and is mirrored to the URL
-(`st.query_params`) so a link reproduces the view. URL values are parsed defensively: anything
-malformed, out of range or of the wrong type falls back to a default; nothing here ever raises.
-Layers and heads are stored 0-based; `Selection.show_layer/show_head` give the displayed number.
-
-Page state (the query token a page follows, the decoder step, the heads switched off, a page's
-toggles) lives in the page's own widgets and is mirrored to the URL too, by `url_widget`: a shared link
-reproduces the exact view, not only the sentence and the head.
-
-A layer or head is the reader's own (`Selection.chosen`) when the URL names it or a slider moved it;
-otherwise it is a default that a page may replace with a better one for the sentence, as the head
-inspector does with the sentence's most focused head (`ui.uniform.focus_default`). Such a default is
-the page's own: it never goes into the shared selection, so it never becomes another page's default.
-"""
+"""The shared selection (sentence, decoder input, stack, kind, layer, head, display settings): kept in the
+session across pages and mirrored to the URL, so that a link reproduces the view."""
 
 from __future__ import annotations
 
@@ -34,6 +19,11 @@ PICKS = ("layer", "head")  # the fields a page may default for itself unless the
 
 @dataclass(frozen=True)
 class Selection:
+    """What every page shows. Layers and heads are 0-based (`show_layer`/`show_head` give the displayed
+    number). A layer or head is the reader's own (`chosen`) when the URL names it or a slider moved it;
+    otherwise a page may show a better default for the sentence (`ui.uniform.focus_default`), which stays
+    the page's own and never goes into the shared selection."""
+
     sentence: str = DEFAULT_SENTENCE
     stack: str = "encoder"
     kind: str = "self"
@@ -64,7 +54,8 @@ class Selection:
         return self.decoder, self.prefix if self.decoder == "own" else ""
 
 
-def _int(value, default: int, low: int, high: int) -> int:
+def parse_int(value, default: int, low: int, high: int) -> int:
+    """URL text as an int clamped to [low, high], or `default` when it is not one."""
     try:
         number = int(str(value).strip())
     except (TypeError, ValueError):
@@ -72,7 +63,8 @@ def _int(value, default: int, low: int, high: int) -> int:
     return min(max(number, low), high)
 
 
-def _flag(value, default: bool) -> bool:
+def parse_flag(value, default: bool) -> bool:
+    """URL text as yes or no ("1", "true", "yes", "on" / "0", "false", "no", "off"), else `default`."""
     text = str(value).strip().lower()
     if text in ("1", "true", "yes", "on"):
         return True
@@ -88,7 +80,7 @@ def parse_params(params: dict, n_layers: int, n_heads: int) -> Selection:
     URL names counts as chosen even when its value is bad (it then falls back to the default).
     """
     d = Selection()
-    one_based = not _flag(params.get("zero", "0"), False)
+    one_based = not parse_flag(params.get("zero", "0"), False)
     offset = int(one_based)
     sentence = params.get("s", d.sentence)
     sentence = sentence[:MAX_URL_SENTENCE] if isinstance(sentence, str) else d.sentence
@@ -96,8 +88,8 @@ def parse_params(params: dict, n_layers: int, n_heads: int) -> Selection:
     stack = stack if stack in STACK_KINDS else d.stack
     kind = params.get("kind", d.kind)
     kind = kind if kind in STACK_KINDS[stack] else STACK_KINDS[stack][0]
-    layer = _int(params.get("layer"), min(d.layer, n_layers - 1) + offset, offset, n_layers - 1 + offset)
-    head = _int(params.get("head"), d.head + offset, offset, n_heads - 1 + offset)
+    layer = parse_int(params.get("layer"), min(d.layer, n_layers - 1) + offset, offset, n_layers - 1 + offset)
+    head = parse_int(params.get("head"), d.head + offset, offset, n_heads - 1 + offset)
     palette = params.get("palette", d.palette)
     palette = palette if palette in ("default", "colour-blind safe") else d.palette
     decoder = params.get("dec", d.decoder)
@@ -110,8 +102,8 @@ def parse_params(params: dict, n_layers: int, n_heads: int) -> Selection:
         head=head - offset,
         one_based=one_based,
         palette=palette,
-        presenter=_flag(params.get("present", "0"), False),
-        pieces=_flag(params.get("pieces", "0"), False),
+        presenter=parse_flag(params.get("present", "0"), False),
+        pieces=parse_flag(params.get("pieces", "0"), False),
         contrast=params.get("contrast") == "uniform",
         decoder=decoder if decoder in DECODER_INPUTS else d.decoder,
         prefix=prefix[:MAX_URL_SENTENCE] if isinstance(prefix, str) else d.prefix,
@@ -149,7 +141,7 @@ def presenter() -> bool:
     """Whether this session is in presenter mode, known before the selection is (the home page draws
     Figure 1 before the model loads): the selection's setting, else the link's `present`."""
     sel = st.session_state.get(KEY)
-    return sel.presenter if sel is not None else _flag(st.query_params.get("present", "0"), False)
+    return sel.presenter if sel is not None else parse_flag(st.query_params.get("present", "0"), False)
 
 
 def current(n_layers: int, n_heads: int) -> Selection:
@@ -181,7 +173,7 @@ def _store(sel: Selection) -> Selection:
 
 
 # Every URL parameter the Selection owns (`to_params` leaves out those at their default); the page
-# state's parameters (`url_widget`) and any others are left alone by `sync_url`.
+# state's parameters (`ui.url_state.url_widget`) and any others are left alone by `sync_url`.
 SELECTION_PARAMS = ("s", "stack", "kind", "layer", "head", "zero", "palette", "present", "pieces", "contrast",
                     "dec", "prefix")  # fmt: skip
 
@@ -195,114 +187,3 @@ def sync_url(sel: Selection) -> None:
             st.query_params.from_dict(params)
     except Exception:  # noqa: BLE001 - the URL is a convenience; never break the page over it
         pass
-
-
-# ---- page state in the URL -------------------------------------------------------------------------
-
-NONE = "all"  # how an option None ("all tokens") is written in the URL
-EMPTY = "none"  # an empty multiselect
-
-
-def encode(value, offset: int = 0) -> str:
-    """A widget value as URL text: ints shifted by `offset` (numbered as shown), lists comma-joined."""
-    if value is None:
-        return NONE
-    if isinstance(value, bool):
-        return "1" if value else "0"
-    if isinstance(value, int):
-        return str(value + offset)
-    if isinstance(value, (list, tuple)):
-        return ",".join(encode(v, offset) for v in value) or EMPTY
-    return str(value)
-
-
-def decode(text, default, options=None, offset: int = 0, low: int | None = None, high: int | None = None):
-    """The widget value that URL text stands for, or `default` when it is malformed or not offered.
-
-    The value's type follows `default` (bool, int, str, list); list items and single values must be
-    among `options` when given; ints are clamped to [low, high]. Never raises.
-    """
-    if not isinstance(text, str):
-        return default
-    text = text.strip()[:MAX_URL_SENTENCE]
-    if isinstance(default, list):
-        if text == EMPTY:
-            return []
-        sample = next((o for o in (options or default) if o is not None), 0)
-        items = [decode(part, None, options, offset, low, high) if not isinstance(sample, int) else
-                 _option_int(part, options, offset, low, high) for part in text.split(",")]
-        if any(item is None for item in items):
-            return default
-        return list(dict.fromkeys(items))  # a multiselect holds each option once
-    if isinstance(default, bool):
-        return _flag(text, default)
-    if options is not None:
-        if None in options and text == NONE:
-            return None
-        if any(isinstance(o, int) and not isinstance(o, bool) for o in options):
-            value = _option_int(text, options, offset, low, high)
-            return default if value is None else value
-        return text if text in options else default
-    if isinstance(default, int):
-        value = _int(text, None, -(2**31), 2**31)
-        if value is None:
-            return default
-        return _clamp(value - offset, low, high)
-    return text
-
-
-def _option_int(text: str, options, offset: int, low, high) -> int | None:
-    value = _int(text, None, -(2**31), 2**31)
-    if value is None:
-        return None
-    value = _clamp(value - offset, low, high)
-    if options is not None and value not in options:
-        return None
-    return value
-
-
-def url_widget(param: str, key: str, default, options=None, offset: int = 0, low: int | None = None,
-               high: int | None = None, max_items: int | None = None):
-    """Bind the widget `key` (drawn right after this call, with no default of its own) to `param`.
-
-    The first time the page draws the widget in a session, it starts from the URL's value (parsed by
-    `decode`; a bad one gives `default`); a value no longer offered (another sentence has fewer
-    tokens) goes back to `default`. The widget's value is written to the URL on every run, and left
-    out at its default, so a link is short and names only what the reader changed. A list or text keeps
-    its first `max_items` (a multiselect's `max_selections`, a text box's `max_chars`). Returns the value.
-    """
-    state = st.session_state
-    if key not in state:
-        value = decode(st.query_params.get(param), default, options, offset, low, high)
-        state[key] = value[:max_items] if isinstance(value, (list, str)) and max_items else value
-    elif not _offered(state[key], options):
-        state[key] = default
-    elif isinstance(state[key], int) and _clamp(state[key], low, high) != state[key]:  # e.g. a shorter output
-        state[key] = _clamp(state[key], low, high)
-    url_value(param, state[key], default, offset)
-    return state[key]
-
-
-def url_value(param: str, value, default, offset: int = 0) -> None:
-    """Mirror a page state that is not a widget (e.g. the decoder's step) to the URL."""
-    try:
-        if value == default:
-            if param in st.query_params:
-                del st.query_params[param]
-        elif st.query_params.get(param) != encode(value, offset):
-            st.query_params[param] = encode(value, offset)
-    except Exception:  # noqa: BLE001 - the URL is a convenience; never break the page over it
-        pass
-
-
-def _clamp(value: int, low: int | None, high: int | None) -> int:
-    value = value if low is None else max(value, low)
-    return value if high is None else min(value, high)
-
-
-def _offered(value, options) -> bool:
-    if options is None:
-        return True
-    if isinstance(value, list):
-        return all(v in options for v in value)
-    return value in options

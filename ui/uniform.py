@@ -31,7 +31,7 @@ from ui.state import Selection
 from viz.paper import PAPER_LAYER
 
 if TYPE_CHECKING:
-    from ui.layout import Page
+    from ui.page import Page
 
 MAX_GRIDS = 256
 _GRIDS: dict[tuple[int, str, str], tuple[weakref.ref, torch.Tensor]] = {}

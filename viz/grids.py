@@ -52,7 +52,7 @@ def _grid_figure(
     """Small attention heatmaps on a grid, one shared colour bar; blocks: (row, col, (T_q, T_k), name).
 
     `percent`: the blocks hold whole percentages (0..100) instead of weights (0..1). The figure is
-    GRID_WIDTH px wide (a page's main column at 1440 px; shown no wider, `ui.layout.show_figure`) and as
+    GRID_WIDTH px wide (a page's main column at 1440 px; shown no wider, `ui.render.show_figure`) and as
     tall as its square-celled panels need at that width, with the colour bar right of the last column:
     no band of empty space between the rows, nor between the panels and the bar. `top`: the top margin.
 

@@ -239,9 +239,9 @@ def heatmap(
 
     Square cells (`square`) of about `cell` px: the figure gets the height of its rows and the width
     of its columns (`square_width`), the matrix sits at the top left of its plot area and a vertical
-    colour bar right beside it (shown at that width: `ui.layout.show_figure`; a narrower column
+    colour bar right beside it (shown at that width: `ui.render.show_figure`; a narrower column
     shrinks the cells). A matrix too small for `MIN_WIDTH` gets larger cells; one wider than
-    `max_width` (e.g. the column it is drawn in, `ui.layout.column_width`) smaller ones.
+    `max_width` (e.g. the column it is drawn in, `ui.render.column_width`) smaller ones.
     """
     z = as_array(values)
     if len(row_labels) != z.shape[0] or len(col_labels) != z.shape[1]:
