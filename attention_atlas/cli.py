@@ -81,11 +81,12 @@ def with_model(argv: list[str] | None) -> list[str]:
     return ["--model", str(model_dir()), *(sys.argv[1:] if argv is None else argv)]
 
 
-def translate(argv: list[str] | None = None) -> int:
-    """`attention-atlas-translate`: English on stdin, German on stdout (`python -m transformer.translate`)."""
-    from transformer.translate import main as translate_main
+def translate(argv: list[str] | None = None) -> None:
+    """`attention-atlas-translate`: English on stdin, German on stdout (`python -m transformer.translate`).
+    Ends the process when done (`transformer.translate.run`)."""
+    from transformer.translate import run
 
-    return translate_main(with_model(argv))
+    run(with_model(argv))
 
 
 def evaluate(argv: list[str] | None = None) -> int:

@@ -8,6 +8,7 @@ import os
 import select
 import subprocess
 import sys
+import threading
 import unicodedata
 from pathlib import Path
 
@@ -151,7 +152,7 @@ def test_translate_stream_answers_every_line_in_order(tiny, tok):
 
 def test_a_line_that_fails_gives_an_empty_line_and_the_rest_go_on(tiny, tok, monkeypatch):
     model, _ = tiny
-    real = translate.greedy_decode
+    real, real_batch = translate.greedy_decode, translate.greedy_translate
     poison = encode_source(tok, "poison").ids
 
     def flaky(m, ids, *args, **kwargs):
@@ -159,13 +160,95 @@ def test_a_line_that_fails_gives_an_empty_line_and_the_rest_go_on(tiny, tok, mon
             raise RuntimeError("boom")
         return real(m, ids, *args, **kwargs)
 
+    def flaky_batch(m, sources, *args, **kwargs):  # a batch holding the poison line fails as a whole
+        if poison in [list(ids) for ids in sources]:
+            raise RuntimeError("boom")
+        return real_batch(m, sources, *args, **kwargs)
+
     monkeypatch.setattr(translate, "greedy_decode", flaky)
+    monkeypatch.setattr(translate, "greedy_translate", flaky_batch)
     out, err = io.StringIO(), io.StringIO()
     failed = translate.translate_stream(model, tok, io.StringIO("One.\npoison\nTwo.\n"), out, err, 1, 0.6)
     got = out.getvalue().split("\n")
     assert len(got) == 4 and got[1] == "" and failed == 1
     assert got[2] == translate.translate_line(model, tok, "Two.", 1, 0.6)[0]
     assert "line 2: could not translate (RuntimeError: boom)" in err.getvalue()
+
+
+LINES = [
+    "The house is small.",
+    "",
+    "My grandmother lives in a small village near the sea.",
+    "Hello.",
+    "\x00\x07",
+    "Can you help me with my homework?",
+    "I ❤️ 東京",
+    "The children play football in the park after school, and then they go home.",
+]
+
+
+@pytest.mark.usefixtures("one_thread")
+@pytest.mark.parametrize("beam", [1, 4])
+def test_a_batch_gives_what_each_line_gives_alone(tiny, tok, beam):
+    """Sentences of different lengths decoded together (padded, sorted by length) give the German and
+    the notices of translating each line alone, in input order."""
+    model, _ = tiny
+    batched = translate.translate_batch(model, tok, LINES, beam, 0.6)
+    alone = [translate.translate_line(model, tok, line, beam, 0.6) for line in LINES]
+    assert batched == alone
+    assert sum(bool(german) for german, _ in batched) >= 5  # not vacuous: the tiny model says something
+    assert len({german for german, _ in batched if german}) >= 2  # and not the same for every line
+
+
+@pytest.mark.usefixtures("one_thread")
+@pytest.mark.parametrize("beam", [1, 4])
+def test_translate_stream_in_small_batches_keeps_every_line_in_order(tiny, tok, beam, monkeypatch):
+    model, _ = tiny
+    monkeypatch.setattr(translate, "BATCH_LINES", 3)
+    seen = []
+    real = translate.translate_batch
+    monkeypatch.setattr(
+        translate, "translate_batch", lambda m, t, lines, *a: seen.append(lines) or real(m, t, lines, *a)
+    )
+    out, err = io.StringIO(), io.StringIO()
+    text = "".join(line + "\r\n" for line in LINES)
+    assert translate.translate_stream(model, tok, io.StringIO(text), out, err, beam, 0.6) == 0
+    alone = [translate.translate_line(model, tok, line, beam, 0.6)[0] for line in LINES]
+    assert out.getvalue() == "".join(german + "\n" for german in alone)
+    assert sum(seen, []) == LINES and len(seen) >= 3 and max(map(len, seen)) <= 3
+    assert "line 2: nothing to translate" in err.getvalue() and "line 5: Removed 2" in err.getvalue()
+
+
+def test_lines_already_read_make_one_batch():
+    done = threading.Event()
+
+    def lines():
+        yield from ["1", "2", "3", "4", "5", "6"]
+        done.set()  # asked for a seventh line: the six are read
+
+    batches = translate.batches(lines(), 4)
+    first = next(batches)
+    assert done.wait(10)
+    rest = list(batches)
+    assert first + sum(rest, []) == ["1", "2", "3", "4", "5", "6"]
+    assert rest[0] == ["1", "2", "3", "4", "5", "6"][len(first) : len(first) + 4]  # full, once they wait
+    assert all(1 <= len(batch) <= 4 for batch in [first, *rest])
+
+
+def test_a_line_is_answered_before_the_next_one_arrives():
+    """Interactive input: the first line is a batch of its own; nothing waits for more input."""
+    answered = threading.Event()
+
+    def lines():
+        yield "typed first"
+        answered.wait(10)  # the next line comes only once the first has been answered
+        yield "typed second"
+
+    batches = translate.batches(lines(), 64)
+    first = next(batches)
+    answered.set()
+    assert first == ["typed first"]
+    assert list(batches) == [["typed second"]]
 
 
 def _command(model_dir: Path, *extra: str) -> list[str]:

@@ -290,9 +290,9 @@ def test_the_command_line_tools_default_to_the_models_decoding(saved, monkeypatc
     _, directory = saved
     (directory / DECODING_FILE).write_text(json.dumps({"beam_size": 3, "alpha": 1.5}), encoding="utf-8")
     seen = []
-    real = translate.beam_search
+    real = translate.beam_translate
     monkeypatch.setattr(
-        translate, "beam_search", lambda m, ids, b, a, *rest: seen.append((b, a)) or real(m, ids, b, a, *rest)
+        translate, "beam_translate", lambda m, ids, b, a, *x: seen.append((b, a)) or real(m, ids, b, a, *x)
     )
     out, err = io.StringIO(), io.StringIO()
     for extra in ([], ["--alpha", "0.2"]):
