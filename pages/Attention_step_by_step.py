@@ -17,60 +17,23 @@ st.markdown(
 st.latex(r"\mathrm{Attention}(Q, K, V) = \mathrm{softmax}\!\left(\frac{QK^\top}{\sqrt{d_k}}\right)V")
 from ui import decoder_reads, rows  # noqa: E402
 from ui import model as model_io  # noqa: E402
-from ui.frozen import frozen  # noqa: E402
 from ui.page import fresh, require_sentence, setup  # noqa: E402
-from ui.render import column_width, figure_columns, for_display, show_figure  # noqa: E402
+from ui.render import figure_columns, show_figure  # noqa: E402
 from ui.sidebar import attention_picker  # noqa: E402
-from ui.state import Selection  # noqa: E402
+from ui.steps import step_figures, switch_in_browser  # noqa: E402
 from ui.uniform import uniform_note  # noqa: E402
 from ui.url_state import url_widget  # noqa: E402
-from viz import steps as viz_steps  # noqa: E402
-from viz.labels import choices, token_labels  # noqa: E402
-from viz.palette import diverging_note, palette  # noqa: E402
+from viz.labels import choices  # noqa: E402
+from viz.palette import diverging_note  # noqa: E402
 
 PAGE = setup()
 require_sentence(PAGE)
 cfg = PAGE.lm.model.config
 
 
-@st.cache_resource(max_entries=64, show_spinner=False)
-def step_figures(model_id: str, text: str, sel: Selection, row: int | None) -> dict:
-    """Every figure of the steps for one selection and followed query, as shown (`for_display`).
-
-    Cached for the whole server (figures are only read, never changed): going back to a head seen
-    before, or a second reader on the same sentence, draws without building a figure again.
-    """
-    trace = model_io.decoder_trace(model_id, text, sel.decoder_choice)
-
-    def get(what: str):
-        return trace.get(trace.attn_name(sel.stack, sel.kind, sel.layer, what))[sel.head]
-
-    query_labels = rows.query_labels(model_id, trace, sel.stack, sel.kind, sel.pieces)
-    key_labels = token_labels(trace.key_pieces(sel.stack, sel.kind), sel.pieces)
-    colors = palette(sel.palette)
-    figs = viz_steps.step_figures(
-        get("q"), get("k"), get("v"), get("qk"), get("scores"),
-        trace.get(trace.attn_name(sel.stack, sel.kind, sel.layer, "mask"))[0],
-        get("masked_scores"), get("pattern"), get("z"),
-        query_labels, key_labels,
-        sequential=colors["sequential"], diverging=colors["diverging"], highlight=row,
-        context=f"L{sel.show_layer()} H{sel.show_head()}", half_width=column_width(2, sel),
-    )  # fmt: skip
-    if not sel.presenter:  # Q, K and V as one figure of three panels (one under another when presenting)
-        title = f"Queries, keys and values · L{sel.show_layer()} H{sel.show_head()}"
-        figs["qkv"] = viz_steps.qkv_figure(figs["q"], figs["k"], figs["v"], title)
-    if row is not None:
-        figs["journey"] = viz_steps.query_journey(
-            get("scores")[row], get("masked_scores")[row], get("pattern")[row], key_labels,
-            query_labels[row], colors["categorical"][0],
-        )  # fmt: skip
-    # frozen: turned into the browser's JSON once here, not once per session that shows them (ui.frozen)
-    return {name: frozen(for_display(fig, sel)) for name, fig in figs.items()}
-
-
 # Everything below changes with the stack, layer, head or query: a fragment, so moving a slider reruns
-# and redraws only this part of the page (not the sidebar, the text and the formula above). Figures
-# that did not change (the mask, for another head) are not drawn again.
+# only this part of the page. A layer or head is drawn in the browser first (ui.steps.switch_in_browser);
+# the rerun keeps the URL in step and draws the same picture.
 @st.fragment
 def steps_view() -> None:
     p = fresh(PAGE)
@@ -101,6 +64,7 @@ def steps_view() -> None:
         key=query_key,
     )
     figs = step_figures(p.lm.model_id, p.src.text, sel, row)
+    shown: list[str] = []
 
     def step(title: str, formula: str, text: str, names: list[str], caption: str | None = None) -> None:
         """One step: its formula and explanation side by side, then its figure(s) side by side. In
@@ -112,6 +76,7 @@ def steps_view() -> None:
         for place, name in zip(figure_columns(len(names)), names):
             with place:
                 show_figure(figs[name], key=f"steps_{name}", displayed=True)
+        shown.extend(names)
         if caption:
             st.caption(caption)
 
@@ -119,10 +84,11 @@ def steps_view() -> None:
     kv_source = "the encoder's output" if sel.kind == "cross" else "the same sequence"
     step(
         "1 · Queries, keys and values",
-        r"Q = X W_i^Q,\quad K = X' W_i^K,\quad V = X' W_i^V",
+        r"Q = X W_i^Q + b_i^Q,\quad K = X' W_i^K + b_i^K,\quad V = X' W_i^V + b_i^V",
         f"Each position's vector (d_model = {cfg.d_model}) is projected three times by this head's own "
         f"matrices into d_k = {cfg.d_k} numbers. Queries come from {source}; keys and values come from "
-        f"{kv_source}.",
+        f"{kv_source}. The paper writes the projections without the bias vectors b; this model has them "
+        "(a listed deviation), and the numbers below include them.",
         ["q", "k", "v"] if sel.presenter else ["qkv"],
         f"Rows = tokens, columns = the head's d_k dimensions. Hover for exact values. Colours here, in the "
         f"score matrices and in Z below: {diverging_note(p.colors)}.",
@@ -131,7 +97,8 @@ def steps_view() -> None:
         "2 · Scores: every query against every key",
         r"S = QK^\top,\qquad S_{ij} = q_i \cdot k_j",
         "Entry (i, j) is the dot product of query i with key j: large when the two point the same way. "
-        "This is the only place where positions meet.",
+        "Here every query meets every key; the result reaches the other positions in step 6, when the "
+        "weights mix their values.",
         ["qk"],
     )
     step(
@@ -185,5 +152,7 @@ def steps_view() -> None:
             caption="Top: the row of scaled scores; bottom: the same row after the mask and softmax.",
             displayed=True,
         )
+        shown.append("journey")
+    switch_in_browser(p.lm.model_id, p.src.text, sel, row, figs, shown)
 
 steps_view()

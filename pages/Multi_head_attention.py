@@ -21,78 +21,23 @@ if (config := shipped_config(chosen_dir())) is not None:  # read without PyTorch
 from analysis.decoding import SPECIAL_PIECES  # noqa: E402
 from ui import decoder_reads, rows  # noqa: E402
 from ui import model as model_io  # noqa: E402
+from ui.multi_head import layer_figures, model_view_figure, switch_in_browser  # noqa: E402
 from ui.page import fresh, require_sentence, setup  # noqa: E402
-from ui.render import for_display, grid_columns, show_figure  # noqa: E402
+from ui.render import show_figure  # noqa: E402
 from ui.sidebar import attention_picker, step_slider  # noqa: E402
-from ui.state import Selection  # noqa: E402
 from ui.uniform import uniform_note  # noqa: E402
 from ui.url_state import url_widget  # noqa: E402
-from viz import concat, grids, multihead  # noqa: E402
-from viz.labels import choices, token_labels  # noqa: E402
-from viz.palette import diverging_note, palette  # noqa: E402
+from viz.labels import choices  # noqa: E402
+from viz.palette import diverging_note  # noqa: E402
 
 PAGE = setup(snapshots=True)
 step_slider()  # the numbers model ships weights from earlier training steps
 require_sentence(PAGE)
 
 
-def _names(sel: Selection, n_layers: int, n_heads: int) -> tuple[list[str], list[str]]:
-    return ([f"head {sel.show_head(h)}" for h in range(n_heads)],
-            [f"layer {sel.show_layer(i)}" for i in range(n_layers)])  # fmt: skip
-
-
-# Figures cached for the whole server (only read, never changed), ready to show (`for_display`): going
-# back to a layer seen before draws without building a figure. Each is keyed by what it shows only:
-# the model view does not change with the layer, and then is not drawn again either.
-@st.cache_resource(max_entries=64, show_spinner=False)
-def layer_figures(model_id: str, text: str, sel: Selection, heads: tuple[int, ...],
-                  token: int | None) -> dict:
-    """The heads grid, the head view (of `heads`, for query `token` or all) and Concat·W^O of a layer."""
-    lm, tr = model_io.by_id(model_id), model_io.decoder_trace(model_id, text, sel.decoder_choice)
-    cfg, colors = lm.model.config, palette(sel.palette)
-    head_names, _ = _names(sel, cfg.n_layers, cfg.n_heads)
-    weights = tr.attention(sel.stack, sel.kind, sel.layer)  # (H, T_q, T_k)
-    q_labels = rows.query_labels(model_id, tr, sel.stack, sel.kind, sel.pieces)
-    k_labels = token_labels(tr.key_pieces(sel.stack, sel.kind), sel.pieces)
-    where = f"{sel.stack} {sel.kind}-attention, layer {sel.show_layer()} of {cfg.n_layers}"
-    figs = {
-        "grid": grids.heads_grid(weights, q_labels, k_labels, head_names,
-                                     f"{where}: all {cfg.n_heads} heads", colorscale=colors["sequential"],
-                                     max_cols=grid_columns(sel, sel.kind)),
-        "concat": concat.concat_figure(
-            tr.get(tr.attn_name(sel.stack, sel.kind, sel.layer, "z")),  # (H, T_q, d_v)
-            tr.get(tr.attn_name(sel.stack, sel.kind, sel.layer, "concat")),  # (T_q, h·d_v)
-            lm.model.get_submodule(f"{sel.stack}.layers.{sel.layer}.{sel.kind}_attn.w_o").weight,
-            tr.get(tr.attn_name(sel.stack, sel.kind, sel.layer, "out")),  # (T_q, d_model)
-            q_labels, head_names, f"{where}: Concat(heads) · W^O (+ bias)", colorscale=colors["diverging"],
-        ),
-    }  # fmt: skip
-    if heads:
-        figs["head_view"] = multihead.head_view(
-            weights, q_labels, k_labels, head_names, colors["categorical"], f"{where}: head view",
-            query=token, heads=list(heads),
-        )  # fmt: skip
-    return {name: for_display(fig, sel) for name, fig in figs.items()}
-
-
-@st.cache_resource(max_entries=32, show_spinner=False)
-def model_view_figure(model_id: str, text: str, sel: Selection):
-    """Every layer × head of the selection's stack and attention (its layer and head do not matter)."""
-    lm, tr = model_io.by_id(model_id), model_io.decoder_trace(model_id, text, sel.decoder_choice)
-    cfg = lm.model.config
-    head_names, layer_names = _names(sel, cfg.n_layers, cfg.n_heads)
-    fig = grids.model_view(
-        [tr.attention(sel.stack, sel.kind, layer) for layer in range(cfg.n_layers)],
-        layer_names, head_names, f"{sel.stack} {sel.kind}-attention: layers × heads",
-        colorscale=palette(sel.palette)["sequential"],
-        query_labels=rows.query_labels(model_id, tr, sel.stack, sel.kind, sel.pieces),
-        key_labels=token_labels(tr.key_pieces(sel.stack, sel.kind), sel.pieces),
-    )  # fmt: skip
-    return for_display(fig, sel)
-
-
 # Everything below changes with the stack, attention or layer: a fragment, so moving a slider reruns
-# and redraws this part only (not the sidebar and the text above).
+# this part only. A layer is drawn in the browser first (ui.multi_head.switch_in_browser); the rerun
+# keeps the URL in step and draws the same picture.
 @st.fragment
 def heads_view() -> None:
     p = fresh(PAGE)
@@ -101,7 +46,6 @@ def heads_view() -> None:
     shown = replace(sel, head=0, chosen=frozenset())  # what this page's figures depend on
     tr = model_io.decoder_trace(p.lm.model_id, p.src.text, sel.decoder_choice)
     q_labels = rows.query_labels(p.lm.model_id, tr, sel.stack, sel.kind, p.sel.pieces)
-    head_names, _ = _names(sel, p.n_layers, p.n_heads)
     numbering = f"Layers and heads are numbered {sel.numbering}."
     if sel.stack == "decoder":
         chosen = model_io.decoder_input(p.lm.model_id, p.src.text, sel.decoder_choice)
@@ -192,6 +136,7 @@ def heads_view() -> None:
         f"colourbar under its panel. {numbering}",
         displayed=True,
     )
+    switch_in_browser(p.lm.model_id, p.src.text, shown, tuple(chosen_heads), token, p.n_heads)
 
 
 heads_view()

@@ -4,8 +4,11 @@
 
 from __future__ import annotations
 
+import functools
+
 import pytest
 import torch
+from streamlit.components.v2 import manifest_scanner
 
 from transformer import Transformer, TransformerConfig
 
@@ -61,3 +64,10 @@ def batch(tiny_config):
     tgt[0, 4:] = tiny_config.pad_id
     tgt[:, 0] = tiny_config.bos_id
     return src, tgt
+
+
+# Streamlit looks for v2 component manifests in every installed package's metadata each time a runtime
+# starts: once per AppTest (0.4-1.3 s each here, most of a page test's time). The installed packages do
+# not change during a test session: look once.
+_scan = manifest_scanner.scan_component_manifests
+manifest_scanner.scan_component_manifests = functools.lru_cache(maxsize=1)(_scan)

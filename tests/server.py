@@ -169,16 +169,22 @@ def _stop(process: subprocess.Popen) -> None:
 
 
 @contextlib.contextmanager
-def streamlit_server(model_dir: str | Path | None = None, start_timeout: float = 180.0) -> Iterator[Server]:
-    """Run `streamlit run app.py` on a free loopback port; yield it once /_stcore/health says ok."""
+def streamlit_server(model_dir: str | Path | None = None, start_timeout: float = 180.0,
+                     script: Path | None = None, env_extra: dict | None = None) -> Iterator[Server]:
+    """Run `streamlit run app.py` on a free loopback port; yield it once /_stcore/health says ok.
+    `script`: another page, served with the same settings (e.g. bench/floor_page.py); `env_extra`: more
+    environment for the server."""
     port = free_port()
     env = dict(os.environ)
     env.pop("ATLAS_MODEL_DIR", None)
     if model_dir is not None:
         env["ATLAS_MODEL_DIR"] = str(model_dir)
     env["PYTHONUNBUFFERED"] = "1"
+    env.update(env_extra or {})
     # `make run`'s command (`attention-atlas`): the same settings, from .streamlit/config.toml.
     command = streamlit_command(["--port", str(port), "--server.address", "127.0.0.1"])
+    if script is not None:
+        command = [str(script) if part.endswith("app.py") else part for part in command]
     log = tempfile.NamedTemporaryFile(prefix="atlas-server-", suffix=".log", delete=False)  # noqa: SIM115
     log_path = Path(log.name)
     process = subprocess.Popen(

@@ -9,6 +9,7 @@ import numpy as np
 import plotly.graph_objects as go
 
 from viz.heatmap import AXIS_TITLE_FONT, TICK_FONT, fixed_margins
+from viz.live import Change, heatmap_data, retitled
 from viz.multihead import as_stack
 
 # The "dimension" under each panel is an annotation AXIS_TITLE_SHIFT px below the plot, not an axis
@@ -89,8 +90,7 @@ def concat_figure(
     # makes their colours comparable. W^O holds weights, about ten times smaller than the vectors
     # (0.2 against 2 in the shipped model): on the same scale it would be blank, so it has its own axis
     # and colourbar, under its panel.
-    vectors = float(max(np.abs(c).max(), np.abs(o).max())) or 1.0
-    weights = float(np.abs(w).max()) or 1.0
+    vectors, weights = _ranges(c, w, o)
     colour_axes = ("coloraxis", "coloraxis2", "coloraxis")  # concat, W^O, output
     data, annotations = [], []
     layout: dict = {
@@ -224,3 +224,18 @@ def concat_figure(
     )
     fig = go.Figure(data=data, layout=layout)
     return fig
+
+
+def _ranges(c: np.ndarray, w: np.ndarray, o: np.ndarray) -> tuple[float, float]:
+    """The colour ranges ± of the vectors (concat and output share one) and of W^O."""
+    return float(max(np.abs(c).max(), np.abs(o).max())) or 1.0, float(np.abs(w).max()) or 1.0
+
+
+def concat_changes(fig: go.Figure, context: str, new_context: str, concat, w_o_weight, out) -> Change:
+    """What changes in a `concat_figure` drawn for `context` (e.g. "layer 1 of 6") to show another
+    layer's concat (T, H·K), W^O weight (D, H·K) and output (T, D), named `new_context`."""
+    c, w, o = as_stack(concat, 2), as_stack(w_o_weight, 2).T, as_stack(out, 2)
+    vectors, weights = _ranges(c, w, o)
+    layout = {"coloraxis.cmin": -vectors, "coloraxis.cmax": vectors,
+              "coloraxis2.cmin": -weights, "coloraxis2.cmax": weights}
+    return heatmap_data([c, w, o]), {**layout, **retitled(fig, context, new_context)}

@@ -23,6 +23,7 @@ from viz.heatmap import (
     drawn_ticks,
     fixed_margins,
 )
+from viz.live import Change, heatmap_data, retitled
 from viz.multihead import as_stack, check_labels
 
 GRID_TICK_FONT = 10  # px: the token labels of the small heatmaps of a grid (readable at 1440×900)
@@ -165,6 +166,13 @@ def heads_grid(
     blocks = [(h // cols, h % cols, z[h], head_names[h]) for h in range(z.shape[0])]
     return _grid_figure(blocks, rows, cols, query_labels, key_labels, title, colorscale, True, gap=0.06,
                         tick_angle=-90 if long else -60)
+
+
+def grid_changes(fig: go.Figure, context: str, new_context: str, patterns) -> Change:
+    """What changes in a `heads_grid` figure drawn for `context` (e.g. "layer 1 of 6") to show another
+    layer's `patterns` (H, T_q, T_k), named `new_context`; contrast is read off the figure."""
+    contrast = fig.data[0].customdata is not None  # viz.heatmap.relative_to_uniform
+    return heatmap_data(list(as_stack(patterns, 3)), contrast=contrast), retitled(fig, context, new_context)
 
 
 def model_view(

@@ -208,6 +208,16 @@ def as_array(values) -> np.ndarray:
     return array
 
 
+def cell_values(z: np.ndarray, show_text: bool = False) -> tuple[np.ndarray, np.ndarray | None]:
+    """What a heatmap trace holds for matrix `z`: the colours' values (float32, ±∞ as NaN: a gap) and,
+    when some cell is blocked (−∞) or values are printed, the text of every cell (else None)."""
+    blocked = np.isneginf(z)
+    shown = np.where(np.isinf(z), np.nan, z).astype(np.float32)
+    if not (blocked.any() or show_text):
+        return shown, None
+    return shown, np.where(blocked, "−∞ (blocked)", np.char.mod("%.4f", np.nan_to_num(z, neginf=0.0)))
+
+
 def heatmap(
     values,
     row_labels: list[str],
@@ -252,13 +262,8 @@ def heatmap(
     # Only matrices with such gaps (or printed values) carry a text array; the others format z in the
     # browser, and z travels as float32 (Plotly sends typed arrays as base64): about a third of the
     # bytes of float64 plus a string per cell.
-    blocked = np.isneginf(z)
-    shown = np.where(np.isinf(z), np.nan, z).astype(np.float32)
-    if blocked.any() or show_text:
-        text = np.where(blocked, "−∞ (blocked)", np.char.mod("%.4f", np.nan_to_num(z, neginf=0.0)))
-        value = "%{text}"
-    else:
-        text, value = None, "%{z:.4f}"
+    shown, text = cell_values(z, show_text)
+    value = "%{z:.4f}" if text is None else "%{text}"
     x, x_ticks = axis_labels(col_labels)
     y, y_ticks = axis_labels(row_labels)
     trace = dict(

@@ -14,21 +14,17 @@ import plotly.graph_objects as go
 from plotly.subplots import make_subplots
 
 from viz.heatmap import QUERY_KEY_NOTE, as_array, attention_heatmap, colorbar_room, heatmap
+from viz.live import Change, heatmap_data, retitled, symmetric_bound
 
 BLOCKED = "−∞ (blocked)"
 VECTOR_PLOT_WIDTH = 230  # px: the plot of one of three Q, K, V heatmaps side by side on a wide page
-
-
-def _bound(z: np.ndarray) -> float:
-    finite = z[np.isfinite(z)]
-    return float(np.abs(finite).max()) if finite.size and np.abs(finite).max() > 0 else 1.0
 
 
 def vectors_heatmap(values, labels: list[str], title: str, what: str, colorscale: str = "RdBu_r",
                     layout_style: dict | None = None) -> go.Figure:
     """One vector per token (T, d_k): rows = tokens, columns = the head's d_k dimensions."""
     z = as_array(values)
-    bound = _bound(z)
+    bound = symmetric_bound(z)
     fig = heatmap(
         z,
         labels,
@@ -106,7 +102,7 @@ def scores_heatmap(values, query_labels: list[str], key_labels: list[str], title
                    colorscale: str = "RdBu_r", hover_name: str = "score", **style) -> go.Figure:
     """A (T_q, T_k) score matrix, colour centred on 0; −∞ entries appear as gaps marked 'blocked'."""
     z = as_array(values)
-    bound = _bound(z)
+    bound = symmetric_bound(z)
     return heatmap(
         z,
         query_labels,
@@ -215,6 +211,30 @@ def step_figures(q, k, v, qk, scores, allowed, masked, pattern, z, query_labels:
         "z": vectors_heatmap(a["z"], query_labels, titled("Z = weights · V (the head's output)"), "z",
                              diverging, **framed()),
     }
+
+
+# Which tensors each figure of `step_figures` draws, trace by trace, and whether its colours are centred on 0
+STEP_TENSORS = {"q": ["q"], "k": ["k"], "v": ["v"], "qkv": ["q", "k", "v"], "qk": ["qk"],
+                "scores": ["scores"], "masked": ["masked"], "pattern": ["pattern"], "z": ["z"]}
+
+
+def step_changes(figs: dict[str, go.Figure], context: str, new_context: str, tensors: dict,
+                 row: int | None = None) -> dict[str, Change]:
+    """What changes in the figures `figs` (as `step_figures` drew them for `context`, e.g. "L1 H2") to
+    show the head `new_context` whose tensors are `tensors` (q, k, v, qk, scores, masked, pattern, z, one
+    head's, as `step_figures` takes them); the mask is the same for every head. `row`: the followed
+    query of the journey figure. Contrast (weights relative to uniform) is read off the figures."""
+    changes = {}
+    for name, fig in figs.items():
+        if name in STEP_TENSORS:
+            matrices = [tensors[t] for t in STEP_TENSORS[name]]
+            data = heatmap_data(matrices, symmetric=name != "pattern",
+                                contrast=name == "pattern" and fig.data[0].customdata is not None)
+            changes[name] = (data, retitled(fig, context, new_context))
+        elif name == "journey" and row is not None:
+            rows = [np.asarray(tensors[t], dtype=float)[row] for t in ("scores", "pattern")]
+            changes[name] = ({"y": [r.tolist() for r in rows]}, {})
+    return changes
 
 
 def query_journey(scores_row, masked_row, pattern_row, key_labels: list[str], query_label: str,

@@ -1,0 +1,169 @@
+"""A head change, a layer change and a hovered token, in headless Chromium, beside the stack's floor
+measured in the same run.
+
+- floor: a bare Streamlit page with Layer and Head sliders and the step-by-step page's six figures of
+  the same sizes, drawing precomputed arrays (bench/floor_page.py): a key press on its Head slider to the
+  page idle again (the rerun and the redraw every server-side switch costs);
+- step by step and multi-head on the app, started as `make run` starts it: a key press on the Head or
+  Layer slider to every figure that follows the slider drawn anew in the browser (`ui/live.js`, on the
+  page's own clock), and to the page idle after the rerun that keeps the URL in step; a pointer moved
+  onto a cell of the softmax (or the heads grid) to its row and column lit in every figure;
+- the machine reference (bench/reference.py).
+
+Run: `.venv/bin/python bench/switch.py [--runs N]`; results also in artifacts/bench_switch.json.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import statistics
+import sys
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path[:0] = [str(ROOT), str(ROOT / "tests")]
+
+from browser_timing import IDLE_MS_JS, QUIET_MS, SETTLED_JS, WATCH_JS  # noqa: E402
+from reference import LINE, machine_reference  # noqa: E402
+from server import ARTIFACTS, DRAWN, chromium, streamlit_server, wait_idle  # noqa: E402
+
+LIVE_JS = "() => window.atlasLiveDrawn ? window.atlasLiveDrawn.sel + '@' + window.atlasLiveDrawn.drawn : ''"
+HOVER_JS = "() => window.atlasLiveHover ? window.atlasLiveHover.drawn : 0"
+MOVE_JS = (
+    "() => document.addEventListener('mousemove', () => { window.atlasMove = performance.now(); }, true)"
+)
+
+
+def thumb(tab, label: str):
+    return tab.locator(f'[data-testid="stSlider"]:has-text("{label}") input[type="range"]').first
+
+
+def idle_after_key(tab, slider, key: str) -> float:
+    """ms from a key press on `slider` to the page idle again (the rerun finished, nothing changed for
+    QUIET_MS), on the page's clock."""
+    slider.focus()
+    tab.evaluate(WATCH_JS)
+    slider.press(key)
+    tab.wait_for_function("() => window.__atlasWatch.last !== null", polling="raf", timeout=120_000)
+    tab.wait_for_function(SETTLED_JS, arg=QUIET_MS, polling=50, timeout=120_000)
+    return tab.evaluate(IDLE_MS_JS)
+
+
+def live_after_key(tab, slider, key: str) -> tuple[float, float, float]:
+    """ms from a key press to the figures in view drawn anew in the browser, to all of them (those out
+    of view follow, one a frame), and to the page idle after the rerun."""
+    before = tab.evaluate(LIVE_JS)
+    slider.focus()
+    tab.evaluate(WATCH_JS)
+    slider.press(key)
+    tab.wait_for_function(
+        f"(before) => ({LIVE_JS})() !== before && ({LIVE_JS})().split('@')[0] !== before.split('@')[0]",
+        arg=before,
+        polling="raf",
+        timeout=120_000,
+    )
+    visible, drawn = tab.evaluate(
+        "() => [window.atlasLiveDrawn.visible - window.atlasLiveKey, "
+        "window.atlasLiveDrawn.drawn - window.atlasLiveKey]"
+    )
+    tab.wait_for_function(SETTLED_JS, arg=QUIET_MS, polling=50, timeout=120_000)
+    return visible, drawn, tab.evaluate(IDLE_MS_JS)
+
+
+def hover_times(tab, figure_key: str, runs: int) -> list[float]:
+    """ms from the pointer moving onto a cell of the figure `figure_key` to the lit row and column drawn
+    in every figure in view; a different cell each time (along the diagonal)."""
+    tab.evaluate(MOVE_JS)
+    area = tab.locator(f".st-key-{figure_key} .js-plotly-plot .nsewdrag").first
+    area.scroll_into_view_if_needed()
+    box = area.bounding_box()
+    n = tab.evaluate(f"() => document.querySelector('.st-key-{figure_key} .js-plotly-plot').data[0].z.length")
+    times = []
+    for run in range(runs):
+        i = 1 + run % max(1, n - 2)
+        before = tab.evaluate(HOVER_JS)
+        tab.mouse.move(box["x"] + (i + 0.5) * box["width"] / n, box["y"] + (i + 0.5) * box["height"] / n)
+        tab.wait_for_function(
+            f"(before) => ({HOVER_JS})() > before", arg=before, polling="raf", timeout=30_000
+        )
+        times.append(tab.evaluate("() => window.atlasLiveHover.visible - window.atlasMove"))
+        tab.mouse.move(box["x"] - 40, box["y"] - 40)  # off the figure: the light goes out
+        tab.wait_for_timeout(150)
+    return times
+
+
+def summary(values: list[float]) -> dict:
+    return {
+        "runs": len(values),
+        "median_ms": round(statistics.median(values), 1),
+        "max_ms": round(max(values), 1),
+    }
+
+
+def bench_floor(browser, runs: int) -> dict:
+    with streamlit_server(script=ROOT / "bench" / "floor_page.py") as server:
+        tab = browser.new_context(viewport={"width": 1440, "height": 900}).new_page()
+        tab.goto(server.url, wait_until="domcontentloaded")
+        wait_idle(tab, 120_000)
+        tab.wait_for_selector(DRAWN, state="visible", timeout=120_000)
+        slider = thumb(tab, "Head")
+        return summary([idle_after_key(tab, slider, key) for key in ["ArrowRight", "ArrowLeft"] * runs])
+
+
+def bench_app(browser, runs: int) -> dict:
+    out = {}
+    with streamlit_server() as server:
+        tab = browser.new_context(viewport={"width": 1440, "height": 900}).new_page()
+        for page, sliders, hover in (
+            ("Attention_step_by_step", ("Head", "Layer"), "steps_pattern"),
+            ("Multi_head_attention", ("Layer",), "mh_grid"),
+        ):
+            tab.goto(f"{server.url}/{page}", wait_until="domcontentloaded")
+            wait_idle(tab, 600_000)
+            tab.wait_for_selector(DRAWN, state="visible", timeout=600_000)
+            tab.wait_for_function("() => !!window.atlasLiveDrawn", timeout=120_000)
+            for label in sliders:
+                times = [
+                    live_after_key(tab, thumb(tab, label), key) for key in ["ArrowRight", "ArrowLeft"] * runs
+                ]
+                out[f"{page} {label.lower()}"] = {
+                    "drawn": summary([t[0] for t in times]),
+                    "all_drawn": summary([t[1] for t in times]),
+                    "idle": summary([t[2] for t in times]),
+                }
+            out[f"{page} hover"] = {"drawn": summary(hover_times(tab, hover, 2 * runs))}
+    return out
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--runs", type=int, default=5, help="key presses each way per measure (default 5)")
+    args = parser.parse_args()
+    reference = machine_reference()
+    with chromium() as browser:
+        floor = bench_floor(browser, args.runs)
+        app = bench_app(browser, args.runs)
+    print(f"{LINE}: {reference:.2f} s")
+    print(f"floor: bare page, six figures, Head key press -> page idle: median {floor['median_ms']} ms")
+    for name, result in app.items():
+        drawn = result["drawn"]["median_ms"]
+        idle = ""
+        if "idle" in result:
+            idle = (
+                f", every figure {result['all_drawn']['median_ms']} ms, page idle after the rerun "
+                f"{result['idle']['median_ms']} ms"
+            )
+        print(
+            f"{name}: drawn in the browser median {drawn} ms (max {result['drawn']['max_ms']}), "
+            f"{drawn / floor['median_ms']:.2f} × the floor{idle}"
+        )
+    ARTIFACTS.mkdir(exist_ok=True)
+    (ARTIFACTS / "bench_switch.json").write_text(
+        json.dumps({"machine_reference_s": round(reference, 3), "floor": floor, "app": app}, indent=2)
+    )
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

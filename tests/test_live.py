@@ -1,0 +1,160 @@
+"""What the browser changes when a reader steps to another layer or head (viz.live and the step-by-step
+figures' changes) is exactly what the server would have drawn for that layer and head."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from transformer.trace import run_trace
+from viz import steps
+from viz.heatmap import relative_to_uniform
+from viz.labels import token_labels
+from viz.live import matrix, retitle, retitled, unpack
+
+SRC, TGT = [5, 9, 12, 7, 3], [1, 8, 6, 11]
+
+
+@pytest.fixture
+def trace(tiny_model):
+    return run_trace(
+        tiny_model, SRC, TGT, ["The", "▁cat", "▁sat", ".", "</s>"], ["<s>", "▁Die", "▁Katze", "."]
+    )
+
+
+def tensors(trace, stack: str, kind: str, layer: int, head: int) -> dict:
+    def get(what: str):
+        return trace.get(trace.attn_name(stack, kind, layer, what))[head]
+
+    return dict(q=get("q"), k=get("k"), v=get("v"), qk=get("qk"), scores=get("scores"),
+                masked=get("masked_scores"), pattern=get("pattern"), z=get("z"))  # fmt: skip
+
+
+def figures(trace, stack: str, kind: str, layer: int, head: int, contrast: bool) -> dict:
+    t = tensors(trace, stack, kind, layer, head)
+    q_labels = token_labels(trace.query_pieces(stack), True)
+    k_labels = token_labels(trace.key_pieces(stack, kind), True)
+    context = f"L{layer + 1} H{head + 1}"
+    figs = steps.step_figures(
+        t["q"], t["k"], t["v"], t["qk"], t["scores"],
+        trace.get(trace.attn_name(stack, kind, layer, "mask"))[0], t["masked"], t["pattern"], t["z"],
+        q_labels, k_labels, context=context, highlight=1,
+    )  # fmt: skip
+    figs["qkv"] = steps.qkv_figure(figs["q"], figs["k"], figs["v"], f"Queries, keys and values · {context}")
+    figs["journey"] = steps.query_journey(t["scores"][1], t["masked"][1], t["pattern"][1], k_labels, "x")
+    if contrast:
+        figs["pattern"] = relative_to_uniform(figs["pattern"], "RdBu_r")
+    return figs
+
+
+@pytest.mark.parametrize("stack,kind", [("encoder", "self"), ("decoder", "self"), ("decoder", "cross")])
+@pytest.mark.parametrize("contrast", [False, True])
+def test_a_step_change_draws_what_the_server_draws_for_that_head(trace, stack, kind, contrast):
+    drawn = figures(trace, stack, kind, 0, 0, contrast)
+    wanted = figures(trace, stack, kind, 1, 1, contrast)
+    changes = steps.step_changes(drawn, "L1 H1", "L2 H2", tensors(trace, stack, kind, 1, 1), row=1)
+    assert set(changes) == set(drawn) - {"mask"}  # the mask is the same for every layer and head
+    for name, (data, layout) in changes.items():
+        for i, want in enumerate(wanted[name].data):
+            for attr, values in data.items():
+                got, ref = values[i], getattr(want, attr)
+                if isinstance(got, dict):
+                    np.testing.assert_allclose(unpack(got), np.asarray(ref, dtype=float), rtol=1e-6)
+                elif attr == "text":
+                    assert got == (None if ref is None else [list(r) for r in ref]), name
+                else:
+                    np.testing.assert_allclose(got, ref, rtol=1e-6, err_msg=f"{name}.{attr}")
+        for where, text in layout.items():
+            ref = (
+                wanted[name].layout.title.text
+                if where == "title.text"
+                else wanted[name].layout.annotations[int(where.split("[")[1].split("]")[0])].text
+            )
+            assert text == ref, (name, where)
+    # the figures do differ between the heads: a change that changed nothing would pass the above too
+    assert not np.allclose(unpack(changes["pattern"][0]["z"][0]), np.asarray(drawn["pattern"].data[0].z))
+    assert "L2 H2" in changes["qk"][1]["title.text"] and "L1 H1" in drawn["qk"].layout.title.text
+
+
+def test_blocked_cells_travel_as_gaps_with_their_text(trace):
+    masked = tensors(trace, "decoder", "self", 0, 0)["masked"]
+    figs = figures(trace, "decoder", "self", 0, 0, False)
+    data, _ = steps.step_changes(figs, "L1 H1", "L1 H1", tensors(trace, "decoder", "self", 0, 0))["masked"]
+    z = unpack(data["z"][0])
+    assert np.isnan(z[0, 1:]).all() and not np.isnan(z[-1]).any()  # causal: row 0 sees key 0 only
+    assert data["text"][0][0][1] == "−∞ (blocked)"
+    assert np.isfinite(masked.numpy()[0, 0])
+
+
+def test_matrices_round_trip_as_float32_with_gaps():
+    z = np.array([[0.5, np.nan], [-1.25, 3.0]], dtype=np.float32)
+    packed = matrix(z)
+    assert packed["shape"] == [2, 2]
+    np.testing.assert_array_equal(unpack(packed), z)
+
+
+def test_retitle_finds_the_words_across_a_wrapped_title():
+    assert retitle("Q Kᵀ · L1 <br>H2", "L1 H2", "L3 H4") == "Q Kᵀ · L3 <br>H4"
+    assert retitle("layer 2 of 6: all heads", "layer 2 of 6", "layer 3 of 6") == "layer 3 of 6: all heads"
+    with pytest.raises(ValueError):
+        retitle("The mask", "L1 H2", "L3 H4")
+
+
+def test_retitled_leaves_titles_without_the_context_alone(trace):
+    figs = figures(trace, "encoder", "self", 0, 0, False)
+    assert retitled(figs["mask"], "L1 H1", "L2 H1") == {}
+    layout = retitled(figs["qkv"], "L1 H1", "L2 H1")
+    assert set(layout) == {"title.text", "annotations[0].text", "annotations[1].text", "annotations[2].text"}
+
+
+@pytest.mark.parametrize("contrast", [False, True])
+def test_a_layer_change_of_the_heads_grid_and_concat_draws_what_the_server_draws(trace, tiny_model, contrast):
+    from viz import concat, grids
+
+    labels = token_labels(trace.query_pieces("encoder"), True)
+    names = ["head 1", "head 2"]
+
+    def grid(layer):
+        fig = grids.heads_grid(
+            trace.attention("encoder", "self", layer),
+            labels,
+            labels,
+            names,
+            f"layer {layer + 1} of 2: all heads",
+        )
+        return relative_to_uniform(fig, "RdBu_r") if contrast else fig
+
+    def get(layer, what):
+        return trace.get(trace.attn_name("encoder", "self", layer, what))
+
+    def concat_fig(layer):
+        w_o = tiny_model.encoder.layers[layer].self_attn.w_o.weight
+        return concat.concat_figure(
+            get(layer, "z"),
+            get(layer, "concat"),
+            w_o,
+            get(layer, "out"),
+            labels,
+            names,
+            f"layer {layer + 1} of 2: Concat(heads) · W^O",
+        )
+
+    data, layout = grids.grid_changes(
+        grid(0), "layer 1 of 2", "layer 2 of 2", trace.attention("encoder", "self", 1)
+    )
+    want = grid(1)
+    for h, trace_ in enumerate(want.data):
+        np.testing.assert_allclose(unpack(data["z"][h]), np.asarray(trace_.z, dtype=float), rtol=1e-6)
+    assert layout["title.text"] == want.layout.title.text
+    assert ("customdata" in data) == contrast
+    w_o = tiny_model.encoder.layers[1].self_attn.w_o.weight
+    data, layout = concat.concat_changes(
+        concat_fig(0), "layer 1 of 2", "layer 2 of 2", get(1, "concat"), w_o, get(1, "out")
+    )
+    want = concat_fig(1)
+    for i, trace_ in enumerate(want.data):
+        np.testing.assert_allclose(unpack(data["z"][i]), np.asarray(trace_.z, dtype=float), rtol=1e-6)
+    for axis in ("coloraxis", "coloraxis2"):
+        assert layout[f"{axis}.cmax"] == pytest.approx(want.layout[axis].cmax)
+        assert layout[f"{axis}.cmin"] == pytest.approx(want.layout[axis].cmin)
+    assert layout["title.text"] == want.layout.title.text

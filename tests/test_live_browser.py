@@ -1,0 +1,102 @@
+"""Heads, layers and hovered tokens switched in headless Chromium (ui/live.js): the browser draws the
+new layer or head before the server's rerun, and what it draws is what the server draws after it."""
+
+from __future__ import annotations
+
+import pytest
+from server import DRAWN, chromium, streamlit_server, wait_idle
+from test_browser import assert_clean
+
+pytestmark = pytest.mark.timeout(900)
+TIMEOUT_MS = 240_000
+# What a figure shows: its title and its numbers
+SHOWN_JS = r"""(key) => {
+  const gd = document.querySelector(`.st-key-${key} .js-plotly-plot`);
+  const t = gd.data[0];
+  // a heatmap's first matrix; else every trace's points, widths and colours (the head view's lines)
+  const values = t.z ? Array.from(t.z, (row) => Array.from(row)) : [];
+  const drawn = t.z ? "" : JSON.stringify(gd.data.map((d) => [Array.from(d.x || []), Array.from(d.y || []),
+                                                              d.line, d.marker, d.opacity]));
+  // Streamlit's chart theme wraps a title in <b> once or twice, depending on how often it drew it
+  const title = gd.layout.title.text.replace(/<\/?b>/g, "");
+  return {title, values, drawn, ours: gd.__atlasShown ?? null};
+}"""
+SETTLED_JS = """() => document.querySelector('[data-testid="stApp"]')
+  .getAttribute('data-test-script-state') === 'notRunning'"""
+
+
+def open_page(tab, url: str) -> None:
+    tab.goto(url, wait_until="domcontentloaded")
+    wait_idle(tab, TIMEOUT_MS)
+    tab.locator(DRAWN).first.wait_for(state="visible", timeout=TIMEOUT_MS)
+    tab.wait_for_timeout(1000)  # the switcher mounted after the figures
+
+
+def step_and_compare(tab, label: str, key: str, figure: str, want_sel: str) -> str | None:
+    """Press `key` on the slider `label`; the figure `figure` shows the new selection drawn by the
+    browser (before the rerun), and the same numbers and title once the server has redrawn it. Returns
+    the selection the browser had drawn when it was read (None: the server had redrawn it already)."""
+    slider = tab.locator(f'[data-testid="stSlider"]:has-text("{label}") input[type="range"]').first
+    before = tab.evaluate(SHOWN_JS, figure)
+    slider.focus()
+    slider.press(key)
+    tab.wait_for_function(
+        "(sel) => window.atlasLiveDrawn && window.atlasLiveDrawn.sel === sel",
+        arg=want_sel,
+        timeout=TIMEOUT_MS,
+    )
+    live = tab.evaluate(SHOWN_JS, figure)
+    assert (live["values"], live["drawn"]) != (before["values"], before["drawn"])
+    assert live["title"] != before["title"]
+    tab.wait_for_timeout(1500)  # the rerun started by the slider
+    tab.wait_for_function(SETTLED_JS, timeout=TIMEOUT_MS)
+    tab.wait_for_timeout(500)
+    server = tab.evaluate(SHOWN_JS, figure)
+    assert server["title"] == live["title"] and server["drawn"] == live["drawn"]
+    flat = [v for row in live["values"] for v in row]
+    ref = [v for row in server["values"] for v in row]
+    assert flat == pytest.approx(ref, rel=1e-5, abs=1e-6, nan_ok=True)
+    return live["ours"]
+
+
+def test_heads_layers_and_hover_switch_in_the_browser():
+    with streamlit_server() as server, chromium() as browser:
+        context = browser.new_context(viewport={"width": 1440, "height": 900})
+        tab = context.new_page()
+        tab.js_errors, tab.dialogs = [], []
+        tab.on("pageerror", lambda err: tab.js_errors.append(str(err)))
+
+        open_page(tab, f"{server.url}/Attention_step_by_step?layer=2&head=1")  # 1-based in the URL
+        # drawn by the browser: the figure was changed by ui/live.js, not (yet) by the server
+        assert step_and_compare(tab, "Head", "ArrowRight", "steps_qk", "1,1") == "1,1"
+        step_and_compare(tab, "Layer", "ArrowRight", "steps_pattern", "2,1")
+        assert "layer=3" in tab.url and "head=2" in tab.url  # the server heard the final choice
+
+        # hovering a softmax cell lights its query row and key column in the figures around it
+        area = tab.locator(".st-key-steps_pattern .js-plotly-plot .nsewdrag").first
+        area.scroll_into_view_if_needed()
+        box = area.bounding_box()
+        n = tab.evaluate(
+            "() => document.querySelector('.st-key-steps_pattern .js-plotly-plot').data[0].z.length"
+        )
+        tab.mouse.move(
+            box["x"] + 2.5 * box["width"] / n, box["y"] + 1.5 * box["height"] / n
+        )  # query 1, key 2
+        tab.wait_for_function(
+            "() => window.atlasLiveHover && window.atlasLiveHover.query === 1", timeout=30_000
+        )
+        assert tab.evaluate("() => [window.atlasLiveHover.query, window.atlasLiveHover.key]") == [1, 2]
+        lit = tab.evaluate("""() => Object.fromEntries(['steps_qk', 'steps_qkv', 'steps_z'].map(k => [k,
+            (document.querySelector(`.st-key-${k} .js-plotly-plot`).layout.shapes || [])
+              .filter(s => s.name === 'atlas-hover').map(s => [s.yref, s.y0 ?? null, s.x0 ?? null])]))""")
+        assert ["y", 0.5, 0] in lit["steps_qk"] and ["y domain", 0, 1.5] in lit["steps_qk"]  # row 1, column 2
+        assert ["y2", 1.5, 0] in lit["steps_qkv"]  # K's row of key 2
+        assert lit["steps_z"] == [["y", 0.5, 0]]  # Z: the query's row only
+        tab.mouse.move(box["x"] - 60, box["y"] - 60)
+        tab.wait_for_function("() => window.atlasLiveHover.query === null", timeout=30_000)
+
+        open_page(tab, f"{server.url}/Multi_head_attention?layer=1")
+        step_and_compare(tab, "Layer", "ArrowRight", "mh_grid", "1")
+        step_and_compare(tab, "Layer", "ArrowRight", "mh_head_view", "2")
+        assert_clean(tab, "live switching")
+        context.close()

@@ -1,0 +1,62 @@
+"""Layers and heads switched in the browser: a page's figures change under the Layer and Head sliders
+at once, without waiting for the script to rerun (`ui/live.js`, a Streamlit v2 component).
+
+The page draws its figures for the current selection as always, stamps them with a scope
+(`stamp`), and mounts `live` once with what changes in each figure for every other layer and head
+(`viz.live`). The sliders stay Streamlit's own: the rerun they cause keeps the URL and the other pages
+in step and redraws the same picture the browser already shows.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from pathlib import Path
+
+import streamlit as st
+
+from viz.live import Change
+
+_COMPONENT = st.components.v2.component(
+    "attention_atlas.live", js=(Path(__file__).with_name("live.js")).read_text(encoding="utf-8")
+)
+
+
+def scope(*parts) -> str:
+    """A short name for what a page's figures show apart from the layer and head (model, sentence,
+    stack, view options): the browser changes only figures of the scope it was given."""
+    return hashlib.sha1(repr(parts).encode()).hexdigest()[:12]
+
+
+def stamp(figs: dict, name: str) -> dict:
+    """The figures with `scope` name `name` (Plotly's layout.uirevision); changed in place, before
+    they are frozen (`ui.frozen`)."""
+    for fig in figs.values():
+        fig.layout.uirevision = name
+    return figs
+
+
+def role(rows: str | None, cols: str | None, axes: str = "") -> dict:
+    """What a trace's rows and columns are ("query", "key", "dim" or None), and its axes ("", "2", …),
+    for the browser to light the hovered token's row and column."""
+    return {"rows": rows, "cols": cols, "x": f"x{axes}", "y": f"y{axes}"}
+
+
+def live(name: str, dims: dict[str, str], offset: int, drawn: tuple[int, ...],
+         roles: dict[str, list[dict]], changes: dict[tuple[int, ...], dict[str, Change]], key: str) -> None:
+    """Mount the browser's switcher. `dims`: dimension ("layer", "head") -> its slider's widget key, in
+    the order of the selections' tuples; `offset`: 0 or 1, the sliders' numbering; `drawn`: the
+    selection the figures on the page show; `roles`: figure key -> one `role` per trace; `changes`:
+    selection -> figure key -> its change (only figures that differ from one selection to another)."""
+    _COMPONENT(
+        key=key,
+        height="content",
+        data={
+            "scope": name,
+            "dims": list(dims),
+            "sliders": dims,
+            "offset": offset,
+            "drawn": ",".join(map(str, drawn)),
+            "figures": {fig: {"roles": r} for fig, r in roles.items()},
+            "changes": {",".join(map(str, sel)): per_fig for sel, per_fig in changes.items()},
+        },
+    )

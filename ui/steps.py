@@ -1,0 +1,111 @@
+"""The step-by-step page's figures (scaled dot-product attention, §3.2.1, for one head), and what
+changes in them for every other layer and head, for the browser to switch without a rerun (`ui.live`)."""
+
+from __future__ import annotations
+
+from dataclasses import replace
+
+import streamlit as st
+
+from ui import live, rows
+from ui import model as model_io
+from ui.frozen import frozen
+from ui.render import column_width, for_display
+from ui.state import Selection
+from viz import steps as viz_steps
+from viz.labels import token_labels
+from viz.palette import palette
+
+# What each figure's rows and columns are, trace by trace (for the hovered token's row and column)
+ROLES = {
+    "q": [live.role("query", "dim")],
+    "k": [live.role("key", "dim")],
+    "v": [live.role("key", "dim")],
+    "qkv": [live.role("query", "dim"), live.role("key", "dim", "2"), live.role("key", "dim", "3")],
+    **{name: [live.role("query", "key")] for name in ("qk", "scores", "mask", "masked", "pattern")},
+    "z": [live.role("query", "dim")],
+    "journey": [live.role(None, "key"), live.role(None, "key", "2")],
+}
+
+
+def _context(sel: Selection, layer: int, head: int) -> str:
+    return f"L{sel.show_layer(layer)} H{sel.show_head(head)}"
+
+
+def _tensors(trace, sel: Selection, layer: int, head: int) -> dict:
+    """One head's tensors as `viz.steps.step_figures` takes them."""
+
+    def get(what: str):
+        return trace.get(trace.attn_name(sel.stack, sel.kind, layer, what))[head]
+
+    return dict(q=get("q"), k=get("k"), v=get("v"), qk=get("qk"), scores=get("scores"),
+                masked=get("masked_scores"), pattern=get("pattern"), z=get("z"))  # fmt: skip
+
+
+def _scope(model_id: str, text: str, sel: Selection, row: int | None) -> str:
+    """Everything the figures show but the layer and head."""
+    return live.scope(model_id, text, replace(sel, layer=0, head=0), row)
+
+
+@st.cache_resource(max_entries=64, show_spinner=False)
+def step_figures(model_id: str, text: str, sel: Selection, row: int | None) -> dict:
+    """Every figure of the steps for one selection and followed query, as shown (`for_display`).
+
+    Cached for the whole server (figures are only read, never changed): going back to a head seen
+    before, or a second reader on the same sentence, draws without building a figure again.
+    """
+    trace = model_io.decoder_trace(model_id, text, sel.decoder_choice)
+    t = _tensors(trace, sel, sel.layer, sel.head)
+    query_labels = rows.query_labels(model_id, trace, sel.stack, sel.kind, sel.pieces)
+    key_labels = token_labels(trace.key_pieces(sel.stack, sel.kind), sel.pieces)
+    colors = palette(sel.palette)
+    figs = viz_steps.step_figures(
+        t["q"], t["k"], t["v"], t["qk"], t["scores"],
+        trace.get(trace.attn_name(sel.stack, sel.kind, sel.layer, "mask"))[0],
+        t["masked"], t["pattern"], t["z"],
+        query_labels, key_labels,
+        sequential=colors["sequential"], diverging=colors["diverging"], highlight=row,
+        context=_context(sel, sel.layer, sel.head), half_width=column_width(2, sel),
+    )  # fmt: skip
+    if not sel.presenter:  # Q, K and V as one figure of three panels (one under another when presenting)
+        title = f"Queries, keys and values · {_context(sel, sel.layer, sel.head)}"
+        figs["qkv"] = viz_steps.qkv_figure(figs["q"], figs["k"], figs["v"], title)
+    if row is not None:
+        figs["journey"] = viz_steps.query_journey(
+            t["scores"][row], t["masked"][row], t["pattern"][row], key_labels,
+            query_labels[row], colors["categorical"][0],
+        )  # fmt: skip
+    shown = {name: for_display(fig, sel) for name, fig in figs.items()}
+    # frozen: turned into the browser's JSON once here, not once per session that shows them (ui.frozen)
+    return {name: frozen(fig) for name, fig in live.stamp(shown, _scope(model_id, text, sel, row)).items()}
+
+
+@st.cache_resource(max_entries=32, show_spinner=False)
+def _changes(model_id: str, text: str, scope_sel: Selection, row: int | None, shown: tuple[str, ...],
+             _figs: dict) -> dict:
+    """What changes in the shown figures `_figs` (drawn for `scope_sel`'s layer and head) for every
+    layer and head of its stack and attention; cached by everything but the layer and head."""
+    trace = model_io.decoder_trace(model_id, text, scope_sel.decoder_choice)
+    cfg = model_io.by_id(model_id).model.config
+    drawn = {name: _figs[name] for name in shown}
+    context = _context(scope_sel, scope_sel.layer, scope_sel.head)
+    return {(layer, head): viz_steps.step_changes(drawn, context, _context(scope_sel, layer, head),
+                                                  _tensors(trace, scope_sel, layer, head), row)
+            for layer in range(cfg.n_layers) for head in range(cfg.n_heads)}  # fmt: skip
+
+
+def switch_in_browser(model_id: str, text: str, sel: Selection, row: int | None, figs: dict,
+                      shown: list[str]) -> None:
+    """Mount the browser's switcher for the figures `shown` (keys of `figs`, drawn as "steps_<name>")."""
+    first = _changes(model_id, text, replace(sel, layer=0, head=0), row, tuple(shown),
+                     step_figures(model_id, text, replace(sel, layer=0, head=0), row))
+    live.live(
+        _scope(model_id, text, sel, row),
+        {"layer": "atlas_layer", "head": "atlas_head"},
+        int(sel.one_based),
+        (sel.layer, sel.head),
+        {f"steps_{name}": ROLES[name] for name in shown},
+        {where: {f"steps_{name}": change for name, change in per_fig.items()}
+         for where, per_fig in first.items()},  # fmt: skip
+        key="steps_live",
+    )
