@@ -2,7 +2,7 @@
 
 Runs exactly what the page runs, without the browser: the server-wide `ui.live_train.Coordinator`
 with the page's caps, its worker thread (PyTorch on one thread) and its trainer
-(`training.toy.ToyTrainer`, the project's `train_step`). A heartbeat every 0.5 s plays
+(`tasks.toy.ToyTrainer`, the project's `train_step`). A heartbeat every 0.5 s plays
 the open tab. Reports, per task, when the exact match on 200 fresh sequences (greedy decoding,
 measured every 50 steps) first reached 95% and when the run stopped (solved at 99%, or a cap); the
 times are the run's own wall clock, evaluations included.

@@ -22,7 +22,7 @@ import torch
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from training.train import loss_fn, make_optimizer  # noqa: E402
+from tasks.step import loss_fn, make_optimizer  # noqa: E402
 from transformer import Transformer, TransformerConfig  # noqa: E402
 
 SHAPES = [(128, 30), (96, 41), (160, 24), (64, 62), (112, 35)]  # (sentences, tokens): ~4,000 each

@@ -8,8 +8,8 @@ import math
 import pytest
 import torch
 
+from tasks.step import loss_fn, make_optimizer, noam_lr
 from training.evaluate import evaluate
-from training.train import loss_fn, make_optimizer, noam_lr
 from transformer import Transformer, TransformerConfig
 from transformer.decoding import (
     Hypothesis,

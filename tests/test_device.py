@@ -15,7 +15,7 @@ from pathlib import Path
 import pytest
 import torch
 
-from training.train import make_optimizer, train_step
+from tasks.step import make_optimizer, train_step
 from transformer import Transformer, TransformerConfig
 from transformer.decoding import beam_translate, greedy_translate
 from transformer.inputs import encode_source

@@ -78,7 +78,7 @@ def test_dependencies_are_the_pins_of_requirements_txt():
 def test_every_code_package_is_declared():
     """A package added under a room is installed too (setuptools' list is explicit, see pyproject.toml)."""
     declared = set(PYPROJECT["tool"]["setuptools"]["packages"])
-    for room in ("transformer", "training", "corpus", "ui", "viz", "attention_atlas"):
+    for room in ("transformer", "training", "tasks", "corpus", "ui", "viz", "attention_atlas"):
         for init in (ROOT / room).rglob("__init__.py"):
             package = ".".join(init.parent.relative_to(ROOT).parts)
             assert package in declared, f"{package}: add it to [tool.setuptools] packages in pyproject.toml"

@@ -11,7 +11,7 @@ from __future__ import annotations
 import pytest
 import torch
 
-from training import toy
+from tasks import toy
 
 
 @pytest.fixture(scope="module")

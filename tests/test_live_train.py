@@ -22,7 +22,7 @@ import pytest
 import torch
 from streamlit.testing.v1 import AppTest
 
-from training import toy
+from tasks import toy
 from ui import live_train, live_train_run, live_train_views
 from ui.live_train import (
     FINISHED,

@@ -14,7 +14,8 @@ import pytest
 import torch
 from num2words import num2words
 
-from training.numbers import alignment, data, grammar
+from tasks.numbers import alignment, grammar
+from training.numbers import data
 
 
 def _en(n: int, **kw) -> str:  # American style: no "and", no commas

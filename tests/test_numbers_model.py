@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 
-from training.numbers import grammar
+from tasks.numbers import grammar
 from transformer.decoding import beam_search, greedy_decode
 from transformer.inputs import encode_source
 from transformer.pretrained import file_sha256, load_pretrained, snapshot_steps

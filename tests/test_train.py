@@ -11,8 +11,9 @@ import pytest
 import torch
 from safetensors.torch import load_file, save_file
 
+from tasks.step import loss_fn, noam_lr
 from training import data, train
-from training.train import cooldown_factor, loss_fn, noam_lr
+from training.train import cooldown_factor
 from training.train_tokenizer import train_tokenizer
 from transformer import Transformer, TransformerConfig
 from transformer.pretrained import load_pretrained, weights_state

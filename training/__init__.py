@@ -1,1 +1,1 @@
-"""Training-side helpers: health measurements and tasks with known answers."""
+"""Training jobs: the loop, batches, evaluation, health measurements, the numbers model."""

@@ -161,7 +161,7 @@ def main(argv=None) -> dict:
             health.load_lexicon(lexicon),
         )  # fmt: skip
         result["health"] = measured.summary()
-    from training.numbers import alignment, grammar
+    from tasks.numbers import alignment, grammar
 
     if sources and all(grammar.parse(s) is not None for s in sources):  # phrases with a right answer
         result["gold_alignment"] = alignment.measure(loaded.model, loaded.tokenizer, sources)

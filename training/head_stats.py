@@ -4,7 +4,7 @@
 
 Run it whenever the weights change (new weights make the old file stale: the app then computes the
 statistics itself, at the old speed). Each sentence of the model's built-in sets (the translation
-model: `training.sentences.SENTENCES`; the numbers model: its grammar's showcase) is
+model: `tasks.sentences.SENTENCES`; the numbers model: its grammar's showcase) is
 traced exactly as the app traces it: the decoder reads BOS + the greedy translation, stopped at the
 app's length limit. tests/test_head_file.py checks the shipped files against the app's own fresh
 computation.
@@ -20,7 +20,7 @@ import torch
 
 from analysis import head_file
 from analysis.heads import sentence_statistics
-from training.sentences import SENTENCES
+from tasks.sentences import SENTENCES
 from transformer.decoding import default_max_len, greedy_decode
 from transformer.inputs import encode_source
 from transformer.pretrained import LoadedModel, load_pretrained
@@ -32,7 +32,7 @@ NUMBERS = "numbers"  # the numbers model's directory name (ui.frame.MODELS)
 def sentence_set(directory: Path) -> list[str]:
     """The built-in sentences the head inspector offers for the model in `directory`."""
     if directory.name == NUMBERS:
-        from training.numbers.grammar import showcase
+        from tasks.numbers.grammar import showcase
 
         return list(showcase())
     return list(SENTENCES)

@@ -30,18 +30,13 @@ import torch.nn.functional as F
 from safetensors.torch import load_file, save_file
 from tqdm import tqdm
 
+from tasks.step import make_optimizer, noam_lr, train_step
 from training import data, health
 from transformer import pretrained
 from transformer.config import TransformerConfig
 from transformer.decoding import greedy_decode_batch
 from transformer.device import select_device
 from transformer.model import RESIDUAL_INIT_GAIN, Transformer
-
-
-def noam_lr(step: int, d_model: int, warmup: int, scale: float = 1.0) -> float:
-    """The paper's learning rate at `step` (1-based), times `scale`."""
-    step = max(step, 1)
-    return scale * d_model**-0.5 * min(step**-0.5, step * warmup**-1.5)
 
 
 # DEVIATION: an optional cool-down at the end of a run (paper: the schedule above to the last step,
@@ -53,43 +48,6 @@ def cooldown_factor(step: int, start: int, length: int) -> float:
     if not start or not length or step <= start:
         return 1.0
     return max(0.0, 1.0 - (step - start) / length)
-
-
-def make_optimizer(model: torch.nn.Module) -> torch.optim.Adam:
-    # lr is set by hand every step from noam_lr; the 1.0 here is never used.
-    return torch.optim.Adam(model.parameters(), lr=1.0, betas=(0.9, 0.98), eps=1e-9)
-
-
-def loss_fn(logits: torch.Tensor, gold: torch.Tensor, pad_id: int, smoothing: float) -> torch.Tensor:
-    """Label-smoothed cross-entropy (§5.4, ε_ls = 0.1), averaged over non-pad target tokens."""
-    return F.cross_entropy(
-        logits.float().flatten(0, 1), gold.flatten(), ignore_index=pad_id, label_smoothing=smoothing
-    )
-
-
-def train_step(
-    model: torch.nn.Module,
-    optimizer: torch.optim.Optimizer,
-    src: torch.Tensor,
-    tgt: torch.Tensor,
-    lr: float,
-    pad_id: int,
-    smoothing: float,
-    amp: bool = False,
-) -> torch.Tensor:
-    """One update on a batch: src (B, S), tgt (B, T) = BOS ... EOS. Returns the (detached) loss.
-
-    The decoder reads tgt[:, :-1] and is scored on predicting tgt[:, 1:] (teacher forcing).
-    """
-    for group in optimizer.param_groups:
-        group["lr"] = lr
-    with torch.autocast(src.device.type, dtype=torch.bfloat16, enabled=amp):
-        logits = model(src, tgt[:, :-1])  # (B, T-1, V): predict each next token
-    loss = loss_fn(logits, tgt[:, 1:], pad_id, smoothing)
-    optimizer.zero_grad(set_to_none=True)
-    loss.backward()
-    optimizer.step()
-    return loss.detach()
 
 
 @dataclass

@@ -6,7 +6,7 @@ from __future__ import annotations
 import streamlit as st
 
 from analysis.scaling import dot_products
-from training.numbers import alignment
+from tasks.numbers import alignment
 from ui import ablations
 from ui.render import show_figure, show_table
 from viz import ablations as viz

@@ -220,7 +220,7 @@ def scaling_note(base: dict, variant: dict) -> str:
 
 def right_answer(phrase: str) -> str | None:
     """The German the numbers grammar gives `phrase`, or None when the phrase is outside it."""
-    from training.numbers import grammar
+    from tasks.numbers import grammar
 
     example = grammar.parse(phrase)
     return None if example is None else example.target

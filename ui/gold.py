@@ -10,7 +10,7 @@ from __future__ import annotations
 import streamlit as st
 import torch
 
-from training.numbers import alignment, grammar
+from tasks.numbers import alignment, grammar
 from transformer.trace import Trace
 from ui import model as model_io
 from viz.decoding import mark_gold

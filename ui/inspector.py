@@ -16,7 +16,7 @@ import streamlit as st
 import torch
 
 from analysis import head_file, heads
-from training.sentences import DEFAULT_SUBSET, SENTENCES
+from tasks.sentences import DEFAULT_SUBSET, SENTENCES
 from transformer.trace import Trace
 from ui import model as model_io
 from ui.presets import PRESETS
@@ -40,7 +40,7 @@ class MapScale:
 def sentence_sets() -> tuple[tuple[str, ...], tuple[str, ...], tuple[str, str]]:
     """(quick set, full set, a pair to compare) of built-in sentences for the chosen model."""
     if model_io.is_numbers():
-        from training.numbers.grammar import showcase
+        from tasks.numbers.grammar import showcase
 
         phrases = tuple(showcase())
         return phrases[::4], phrases, ("forty-two", "forty-three")

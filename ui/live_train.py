@@ -11,7 +11,7 @@ from dataclasses import dataclass, field
 
 import torch
 
-from training import toy
+from tasks import toy
 from ui.live_train_run import train_toy_run
 
 KINDS = toy.KINDS

@@ -1,11 +1,11 @@
-"""One run of Train it yourself: a fresh toy model (`training.toy`) trained step by step until the
+"""One run of Train it yourself: a fresh toy model (`tasks.toy`) trained step by step until the
 coordinator says stop, publishing its loss, exact match and the cross-attention of one example."""
 
 from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from training import toy
+from tasks import toy
 
 if TYPE_CHECKING:
     from ui.live_train import Coordinator, Run

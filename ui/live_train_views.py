@@ -12,7 +12,7 @@ from streamlit import runtime
 from streamlit.runtime.scriptrunner import get_script_run_ctx
 
 from analysis.heads import NEAR_UNIFORM
-from training import toy
+from tasks import toy
 from ui.live_train import (
     FINISHED,
     GONE,

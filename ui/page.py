@@ -62,7 +62,7 @@ def setup(snapshots: bool = False) -> Page:
     for notice in src.notices:
         st.warning(notice)
     if model_io.is_numbers() and not src.empty:
-        from training.numbers import grammar
+        from tasks.numbers import grammar
 
         if grammar.parse(sel.sentence) is None:
             st.warning("The numbers model learned only number phrases, dates and clock times (such as "

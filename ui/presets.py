@@ -35,7 +35,7 @@ REFERENCES = {
 }
 
 
-# The numbers model's presets: each has one right answer (`training.numbers.grammar`).
+# The numbers model's presets: each has one right answer (`tasks.numbers.grammar`).
 NUMBER_PRESETS = {
     "forty-two (the crossing)": "forty-two",
     "three hundred forty-two": "three hundred forty-two",
@@ -57,7 +57,7 @@ def reference_for(sentence: str) -> str | None:
     """The human reference translation of a preset sentence (spacing aside), or None; for the numbers
     model, the right answer of any phrase in its grammar."""
     if model_io.is_numbers():
-        from training.numbers import grammar
+        from tasks.numbers import grammar
 
         example = grammar.parse(sentence)
         return example.target if example else None

@@ -21,7 +21,7 @@ if TYPE_CHECKING:
 
 def _model_switched(name: str) -> None:
     """Give the newly chosen model a sentence it was made for, unless the current one already is."""
-    from training.numbers import grammar
+    from tasks.numbers import grammar
 
     sentence = st.session_state[state.KEY].sentence
     in_grammar = grammar.parse(sentence) is not None

@@ -32,9 +32,10 @@ import torch
 from safetensors.torch import load_file, save_file
 
 from analysis.scaling import entropy, softmax_gradient
+from tasks.numbers import alignment
 from training import train as trainer
 from training.evaluate import score
-from training.numbers import alignment, data
+from training.numbers import data
 from training.numbers.train import train_args
 from transformer import hooks, pretrained
 from transformer.decoding import greedy_translate

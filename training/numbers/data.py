@@ -20,8 +20,8 @@ from collections import Counter
 from collections.abc import Iterator
 from pathlib import Path
 
-from training.numbers import grammar
-from training.numbers.grammar import Example
+from tasks.numbers import grammar
+from tasks.numbers.grammar import Example
 
 TEST_PERCENT, VALID_PERCENT = 5, 5
 # Unique training examples per kind (cardinals and dates are sampled; counts and times are all

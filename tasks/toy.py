@@ -20,7 +20,7 @@ from dataclasses import dataclass, field
 
 import torch
 
-from training.train import make_optimizer, noam_lr, train_step
+from tasks.step import make_optimizer, noam_lr, train_step
 from transformer import hooks
 from transformer.config import TransformerConfig
 from transformer.decoding import greedy_decode_batch

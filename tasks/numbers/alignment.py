@@ -20,8 +20,8 @@ from collections.abc import Sequence
 
 import torch
 
-from training.numbers import grammar
-from training.numbers.grammar import Example
+from tasks.numbers import grammar
+from tasks.numbers.grammar import Example
 from transformer import hooks
 
 WORD_START = "\u2581"
