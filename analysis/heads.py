@@ -43,8 +43,9 @@ ATTENTIONS = (("encoder", "self"), ("decoder", "self"), ("decoder", "cross"))
 
 # name -> plain-language meaning (shown in the app next to the numbers)
 STATISTICS = {
-    "entropy": "entropy of a row (nats): low = focused on few keys, high = spread out",
-    "broadness": "entropy ÷ its largest possible value: 0 = one key, 1 = all keys equally",
+    "entropy": "entropy of a row in nats (natural-log units): 0 = all weight on one key, higher = spread",
+    "broadness": "evenness: entropy as a share of its largest value; 0 = all weight on one key, 1 = all "
+                 "keys equally",
     "distance": "mean distance (in tokens) between a query and the keys it attends to",
     "previous": "share of weight on the previous token",
     "next": "share of weight on the next token",

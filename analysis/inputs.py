@@ -1,6 +1,7 @@
 """What the model's input layer does, measured: embeddings (§3.4) and positional encoding (§3.5).
 
     cos(a, b)      = a·b / (|a| |b|)                  token-to-token similarity of embedding rows
+    centred        cos(a − ē, b − ē), ē the mean row  the same with the direction all rows share removed
     PE(pos+k)      = M_k · PE(pos)                    §3.5: "PE(pos+k) is a linear function of PE(pos)"
     M_k            = diag(R(k ω_0), ..., R(k ω_{D/2-1})),  R(θ) = [[cos θ, sin θ], [−sin θ, cos θ]]
     ω_i            = 1 / 10000^(2i / d_model)
@@ -21,6 +22,7 @@ import math
 from dataclasses import dataclass
 
 import torch
+import torch.nn.functional as F
 
 from transformer import hooks
 from transformer.model import Transformer
@@ -35,6 +37,48 @@ def cosine_similarity(vectors: torch.Tensor, eps: float = 1e-12) -> torch.Tensor
     x = vectors.double()
     unit = x / x.norm(dim=-1, keepdim=True).clamp_min(eps)  # (T, D)
     return (unit @ unit.T).clamp(-1.0, 1.0)  # (T, T)
+
+
+def mean_off_diagonal(similarity: torch.Tensor) -> float:
+    """The mean of a (T, T) similarity over its pairs of different positions (NaN for one position)."""
+    t = similarity.shape[0]
+    off = ~torch.eye(t, dtype=torch.bool)  # (T, T)
+    return similarity[off].double().mean().item() if t > 1 else math.nan
+
+
+@dataclass(frozen=True)
+class VocabularySimilarity:
+    """How alike two random rows of an embedding matrix look: the baseline a sentence's cosines are read
+    against, before and after removing the mean row (the direction every row shares)."""
+
+    rows: int  # vocabulary entries
+    pairs: int  # random pairs of different rows compared
+    raw: float  # mean cosine of those pairs
+    centred: float  # the same pairs, the mean row subtracted from each
+    along_mean: float  # mean cosine of a row with the mean row
+    mean_row: torch.Tensor  # (D,) ē
+
+
+def vocabulary_similarity(
+    embedding: torch.Tensor, pairs: int = 20_000, seed: int = 0
+) -> VocabularySimilarity:
+    """Mean cosine of `pairs` random pairs of different rows of `embedding` (V, D), raw and centred."""
+    x = embedding.detach().double().cpu()  # (V, D)
+    v = x.shape[0]
+    if v < 2:
+        raise ValueError(f"an embedding of {v} row(s) has no pairs to compare")
+    g = torch.Generator().manual_seed(int(seed))
+    a = torch.randint(v, (pairs,), generator=g)  # (P,)
+    b = torch.randint(v - 1, (pairs,), generator=g)
+    b = b + (b >= a)  # (P,) never the same row as a
+
+    def cos(u: torch.Tensor, w: torch.Tensor) -> torch.Tensor:
+        return (F.normalize(u, dim=-1) * F.normalize(w, dim=-1)).sum(-1)  # (P,)
+
+    mean = x.mean(dim=0)  # (D,)
+    centred = x - mean  # (V, D)
+    raw, apart = cos(x[a], x[b]).mean().item(), cos(centred[a], centred[b]).mean().item()
+    return VocabularySimilarity(v, pairs, raw, apart, cos(x, mean[None]).mean().item(), mean.float())
 
 
 def position_similarity(pe: torch.Tensor) -> torch.Tensor:

@@ -168,14 +168,14 @@ def multihead_shapes(tokens: int = 5, d_model: int = 16, n_heads: int = 4,
 
 
 MHA_STEPS = [
-    ("Q = X·W^Q, split into h heads", "hook_q"),
-    ("K = X·W^K, split into h heads", "hook_k"),
-    ("V = X·W^V, split into h heads", "hook_v"),
+    ("Q = X·W^Q + b^Q, split into h heads", "hook_q"),
+    ("K = X·W^K + b^K, split into h heads", "hook_k"),
+    ("V = X·W^V + b^V, split into h heads", "hook_v"),
     ("scores Q·Kᵀ/√d_k, one matrix per head", "hook_scores"),
     ("softmax weights per head", "hook_pattern"),
     ("head outputs: weights·V", "hook_z"),
     ("Concat(head_1, …, head_h)", "hook_concat"),
-    ("output: Concat·W^O", "hook_out"),
+    ("output: Concat·W^O + b^O", "hook_out"),
 ]
 
 

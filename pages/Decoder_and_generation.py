@@ -172,13 +172,19 @@ def decoder_view() -> None:
 decoder_view()
 
 st.header("Beam search")
+settings, details = generation.beam_settings(PAGE.lm.decoding)
 st.markdown(
-    "Greedy decoding commits to the single best token at every step and can paint itself into a corner. "
-    "The paper instead keeps the **4 best partial translations** (beam size 4) at every step and, at the "
-    "end, ranks the finished ones by log-probability divided by a length penalty ((5 + length) / 6)^α "
-    "with α = 0.6, so that longer translations are not unfairly punished for having more factors below 1. "
-    f"This model: {model_io.decoding_words(PAGE.lm.decoding, how=True)}."
+    "Greedy decoding commits to the single most likely token at every step and can paint itself into a "
+    "corner. Beam search keeps several unfinished translations at once (the paper keeps **4**) and grows "
+    "each by one token per step. At the end it picks among the finished ones by how likely the model "
+    "finds the whole sentence (its log-probability), divided by a length penalty ((5 + length) / 6)^α: "
+    "every token multiplies in one more probability below 1, so without the penalty shorter translations "
+    "would be favoured. The larger α, the more the penalty helps longer ones. "
+    + settings
 )
+if details:
+    with st.expander("How these settings were chosen (the numbers)"):
+        st.caption(details)
 result = model_io.translate(PAGE.lm.model_id, PAGE.src.text)
 if result["beam"]:
     # A Markdown table: a few rows need no grid, and st.table or st.dataframe would load Arrow's script

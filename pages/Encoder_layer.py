@@ -104,7 +104,8 @@ zero_share = float(layer_viz.ffn_zero_fraction(hidden, cfg.activation).mean())
 act = ACTIVATION_NAMES[cfg.activation]
 if cfg.activation == "relu":
     st.markdown(
-        f"The FFN first expands each token to d_ff = {cfg.d_ff} hidden units and applies ReLU, max(0, ·), "
+        f"The FFN computes max(0, xW₁ + b₁)W₂ + b₂: it expands each token to d_ff = {cfg.d_ff} hidden "
+        "units (xW₁ + b₁) and applies ReLU, max(0, ·), "
         f"which sets every negative unit to exactly zero. In this layer **{zero_share:.0%}** of the hidden "
         "units are zero on average: each token switches on its own subset of units, and only those "
         "contribute to the output."

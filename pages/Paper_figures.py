@@ -162,8 +162,8 @@ pair = st.multiselect(
 if pair:
     broad = grid(tr4, "encoder", "self")[layer]  # (H,) entropy ÷ its maximum
     st.markdown("**The paper:** two heads whose patterns differ, each seemingly with its own task. **This "
-                "model:** " + "; ".join(f"{head_names[h]} has entropy {float(broad[h]):.2f} of its maximum"
-                                        for h in pair) + " (0 = one key per query, 1 = an even spread).")
+                "model:** " + "; ".join(f"{head_names[h]} has evenness {float(broad[h]):.2f}"
+                                        for h in pair) + " (0 = all weight on one key, 1 = an even spread).")
 fig5_cols = figure_columns(2)
 for i, h in enumerate(pair):
     with fig5_cols[i]:

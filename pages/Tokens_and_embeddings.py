@@ -8,9 +8,10 @@ from ui.frame import header
 
 header("Tokens & embeddings", icon=":material/text_fields:")  # on screen while PyTorch is imported
 from analysis import inputs as analysis  # noqa: E402
+from ui import embeddings  # noqa: E402
 from ui import model as model_io  # noqa: E402
 from ui.page import require_sentence, setup  # noqa: E402
-from ui.render import show_figure, show_table  # noqa: E402
+from ui.render import literal_markdown, show_figure, show_table  # noqa: E402
 from ui.url_state import url_widget  # noqa: E402
 from viz import embeddings as viz_embed  # noqa: E402
 from viz.labels import WORD_START, token_labels  # noqa: E402
@@ -83,21 +84,48 @@ show_figure(
 )
 
 st.header("4 · Which tokens look alike?")
+base = embeddings.vocabulary_similarity(p.lm.model_id)  # measured once per model, over its whole vocabulary
+raw_rows = trace.get("src_embed.hook_embed")  # (S, D)
 st.markdown(
-    "Cosine similarity compares the direction of two vectors: 1 means the same direction, 0 means "
-    "unrelated, −1 opposite. On the raw rows, a repeated piece scores exactly 1 with itself elsewhere "
-    "in the sentence: the embedding alone cannot tell the two apart. Add the positional encoding (what "
-    "the first encoder layer actually receives) and the copies become different vectors."
+    "Cosine similarity compares the direction of two vectors: 1 means the same direction, 0 unrelated, "
+    "−1 opposite. Read it against a baseline: two pieces drawn at random from the whole vocabulary already "
+    f"score **{base.raw:.2f}** on average ({base.pairs:,} random pairs of its {base.rows:,} rows), and the "
+    f"pieces of your sentence {analysis.mean_off_diagonal(analysis.cosine_similarity(raw_rows)):.2f}. "
+    "So a high cosine here says little. The rows share one large direction, the **mean row** of the "
+    f"matrix: a typical row's cosine with it is {base.along_mean:.2f}. The same matrix scores every "
+    "vocabulary entry at the output, where a part that all rows share adds the same amount to every "
+    "score and the softmax ignores it, so training has no reason to remove it. Subtract the mean row "
+    f"from every row (*centred* embeddings) and random pairs score **{base.centred:.2f}**: what is left "
+    "is what sets the pieces apart."
 )
-compared = ["embedding rows E[x]", "E[x]·√d_model + PE(pos) (input of encoder layer 1)"]
-url_widget("compare", "embed_compare", 0, [0, 1])
-which = compared[st.radio("Compare", [0, 1], format_func=lambda i: compared[i], horizontal=True,
-                          key="embed_compare")]
-vectors = trace.get("src_embed.hook_embed" if which.startswith("embedding") else "src_pos_enc.hook_sum")
+repeat = embeddings.repeated_piece(pieces)
+if repeat:
+    st.markdown(
+        f"Your sentence has the piece “{literal_markdown(repeat[0])}” {repeat[1]} times. On the raw rows "
+        "its copies score exactly 1 with each other: the embedding alone cannot tell them apart. Add "
+        "the positional encoding (what the first encoder layer actually receives) and the copies become "
+        "different vectors."
+    )
+elif (preset := embeddings.preset_with_repeat(p.lm.model_id)) is not None:
+    st.markdown(
+        "Your sentence repeats no piece. In one that does, the copies of a piece score exactly 1 with "
+        "each other on the raw rows (the embedding alone cannot tell them apart), until the positional "
+        f"encoding makes them different vectors. The preset “{preset}” repeats one:"
+    )
+    st.button(f"Use “{preset}”", key="embed_repeat_preset", on_click=embeddings.use_preset, args=(preset,))
+compared = {embeddings.RAW: "embedding rows E[x]",
+            embeddings.CENTRED: "centred rows E[x] − mean row (the shared direction removed)",
+            embeddings.WITH_POSITIONS: "E[x]·√d_model + PE(pos) (input of encoder layer 1)"}
+url_widget("compare", "embed_compare", embeddings.RAW, list(compared))
+choice = st.radio("Compare", list(compared), format_func=compared.get, horizontal=True, key="embed_compare")
+similarity = embeddings.similarity(trace, choice, base)  # (S, S)
+versus = {embeddings.RAW: f" (random pairs of the vocabulary: {base.raw:.2f})",
+          embeddings.CENTRED: f" (random centred pairs: {base.centred:.2f})"}.get(choice, "")
+title = f"Cosine similarity of {compared[choice].split(' (')[0]}"
 show_figure(
-    viz_embed.similarity_heatmap(analysis.cosine_similarity(vectors), labels,
-                                 f"Cosine similarity of {which.split(' (')[0]}", p.colors["diverging"]),
+    viz_embed.similarity_heatmap(similarity, labels, title, p.colors["diverging"]),
     key="embed_similarity",
-    caption=f"{diverging_note(p.colors).capitalize()}. Scaling does not change a cosine: E[x] and "
+    caption=f"{diverging_note(p.colors).capitalize()}. Mean over the pairs of your sentence: "
+    f"{analysis.mean_off_diagonal(similarity):.2f}{versus}. Scaling does not change a cosine: E[x] and "
     "E[x]·√d_model give the same picture.",
 )

@@ -128,9 +128,11 @@ with tab_norm:
 with tab_heads:
     st.markdown(
         "Multi-head attention does not make h copies of the work. Q, K and V are each projected once "
-        "with a d_model × d_model matrix and then *cut* into h slices of d_k = d_model / h columns. "
-        "Each head attends within its slice, the h outputs are put side by side again (Concat) and "
-        "mixed by W^O. The shapes below are recorded from the model's own attention module."
+        "with a d_model × d_model matrix plus a bias (Q = XW^Q + b^Q; the paper writes no bias, this "
+        "model has one: see the README's deviations) and then *cut* into h slices of d_k = d_model / h "
+        "columns. Each head attends within its slice, the h outputs are put side by side again (Concat) "
+        "and mixed by W^O, plus its bias b^O. The shapes below are recorded from the model's own "
+        "attention module."
     )
     cols = st.columns(3)
     url_widget("tokens", "wk_tokens", 5, low=1, high=64)

@@ -28,6 +28,25 @@ def test_cosine_similarity_is_one_on_the_diagonal_and_symmetric():
     assert sim[0, 3].item() == pytest.approx(manual.item(), abs=1e-6)
 
 
+def test_a_shared_direction_raises_every_cosine_and_centring_removes_it():
+    """Rows = a common vector + their own noise: random pairs look alike (cosine near |c|² / (|c|² + σ²D)),
+    until the mean row is taken away."""
+    g = torch.Generator().manual_seed(0)
+    common = torch.full((32,), 1.0)  # |c|² = 32, the noise's σ²D = 32: raw cosine near 0.5
+    rows = common + torch.randn(4000, 32, generator=g)
+    base = analysis.vocabulary_similarity(rows, pairs=5000)
+    assert (base.rows, base.pairs) == (4000, 5000)
+    assert base.raw == pytest.approx(0.5, abs=0.03) and abs(base.centred) < 0.02
+    assert base.along_mean == pytest.approx(math.sqrt(0.5), abs=0.03)
+    torch.testing.assert_close(base.mean_row, rows.mean(0), atol=1e-5, rtol=0)
+    assert analysis.vocabulary_similarity(rows, pairs=5000).raw == base.raw  # seeded: the same pairs
+    sim = torch.tensor([[1.0, 0.2, 0.4], [0.2, 1.0, 0.6], [0.4, 0.6, 1.0]])
+    assert analysis.mean_off_diagonal(sim) == pytest.approx(0.4)
+    assert math.isnan(analysis.mean_off_diagonal(torch.ones(1, 1)))
+    with pytest.raises(ValueError):
+        analysis.vocabulary_similarity(torch.ones(1, 4))
+
+
 def test_position_similarity_depends_only_on_distance():
     pe = sinusoidal_encoding(40, 32)
     sim = analysis.position_similarity(pe)

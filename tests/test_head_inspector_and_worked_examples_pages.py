@@ -16,7 +16,7 @@ import torch
 from streamlit.testing.v1 import AppTest
 
 from analysis import heads, worked
-from ui import inspector, uniform
+from ui import experiments, inspector, uniform
 from ui import model as model_io
 from ui.predict import SCORE_KEY, score_guess
 from ui.state import DEFAULT_SENTENCE
@@ -184,6 +184,8 @@ def test_switching_heads_off_changes_the_probabilities():
     at = _run(HEAD_INSPECTOR)
     bars = _figure(at, "hi_probs")["data"]
     np.testing.assert_array_equal(_array(bars[0]["y"]), _array(bars[1]["y"]))  # nothing switched off yet
+    assert not at.metric[0].delta  # no "+0.000" that would read as a result: a note instead
+    assert experiments.NOTHING_OFF in [c.value for c in at.caption]
     picker = at.multiselect(key="hi_ablate")
     assert "decoder cross · layer 6 · head 1" in picker.options  # labels numbered as the sidebar says
     for head in range(8):
@@ -193,7 +195,8 @@ def test_switching_heads_off_changes_the_probabilities():
     bars = _figure(at, "hi_probs")["data"]
     assert [b["name"] for b in bars] == ["all heads on", "chosen heads off"]
     assert not np.allclose(_array(bars[0]["y"]), _array(bars[1]["y"]))
-    assert at.metric[0].delta != "+0.000 vs all heads on"
+    assert at.metric[0].delta.endswith(" vs all heads on") and at.metric[0].delta != "+0.000 vs all heads on"
+    assert experiments.NOTHING_OFF not in [c.value for c in at.caption]
 
 
 def test_predict_then_reveal_scores_once_per_question():

@@ -342,9 +342,14 @@ def test_unknown_only_text_gets_a_notice_naming_the_characters():
     assert "Nothing in this text is in the model's vocabulary (😀 🎉)" in notice
 
 
-def test_partly_unknown_text_says_how_many_tokens_are_unknown():
+def test_partly_unknown_text_counts_characters_and_pieces_apart():
+    """The characters listed are the ones counted; the pieces they became are counted as pieces."""
     (notice,) = encode_source(_Letters(), "I like 😀 and 🎉").notices
-    assert notice.startswith("2 token(s) of this text are not in the model's vocabulary (😀 🎉)")
+    assert notice.startswith("The model's vocabulary lacks 2 characters of this text (😀 🎉), spelled as 2 "
+                             "pieces")
+    (notice,) = encode_source(_Letters(), "I like 😀😀😀").notices  # listed once, counted three times
+    assert notice.startswith("The model's vocabulary lacks 3 characters of this text (😀), spelled as 3 "
+                             "pieces:")
     assert encode_source(_Letters(), "I like tea").notices == []
 
 
@@ -355,5 +360,9 @@ def test_byte_pieces_count_as_unknown_for_the_notice(tok):
     assert notice.startswith("Nothing in this text is in the model's vocabulary (🙂)")
     assert "raw bytes" in notice
     (notice,) = encode_source(tok, "I like 🙂").notices
-    assert notice.startswith("4 token(s)")  # the emoji's four bytes
+    assert notice.startswith("The model's vocabulary lacks 1 character of this text (🙂), spelled as 4 "
+                             "pieces")
+    (notice,) = encode_source(tok, "Мубро is here").notices  # Cyrillic: 5 letters, 2 bytes each
+    assert notice.startswith("The model's vocabulary lacks 5 characters of this text (М у б р о), spelled as "
+                             "10 pieces")
     assert encode_source(tok, "I like tea.").notices == []

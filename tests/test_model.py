@@ -206,6 +206,30 @@ def test_config_round_trip_and_validation(tmp_path, tiny_config):
         TransformerConfig.from_dict({"d_model": 16, "bogus": 1})
 
 
+def test_attention_projections_carry_biases_and_the_deviation_is_marked_and_listed(tiny_model):
+    """Q = XW^Q + b^Q (and K, V, the output + b^O): the paper writes no bias, so the code marks it
+    `# DEVIATION:` and the README's deviations and docs/DEVIATIONS.md list it."""
+    import re
+    from pathlib import Path
+
+    mha = tiny_model.encoder.layers[0].self_attn
+    assert all(getattr(mha, name).bias is not None for name in ("w_q", "w_k", "w_v", "w_o"))
+    with torch.no_grad():
+        x = torch.randn(1, 3, tiny_model.config.d_model)
+        with hooks.record() as rec:
+            mha(x, x, None)
+        by_hand = mha.split_heads(x @ mha.w_q.weight.T + mha.w_q.bias)  # (1, H, 3, K)
+    torch.testing.assert_close(next(v for k, v in rec.items() if k.endswith("hook_q")), by_hand)
+    root = Path(__file__).parents[1]
+    code = (root / "transformer" / "attention.py").read_text(encoding="utf-8")
+    assert re.search(r"# DEVIATION: every projection adds a bias", code)
+    readme = (root / "README.md").read_text(encoding="utf-8")
+    deviations = readme.split("### Deviations", 1)[1].split("\n## ", 1)[0]
+    assert "**Biases in attention.**" in deviations and "b^O" in deviations
+    assert "**Biases in the attention projections.**" in (root / "docs" / "DEVIATIONS.md").read_text(
+        encoding="utf-8")
+
+
 def test_paper_defaults():
     c = TransformerConfig()
     assert (c.d_model, c.n_heads, c.d_k, c.d_ff, c.n_layers, c.dropout) == (512, 8, 64, 2048, 6, 0.1)

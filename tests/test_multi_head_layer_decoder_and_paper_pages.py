@@ -20,8 +20,9 @@ from test_palette import caption_ends, hue_name
 
 from analysis import heads
 from transformer import decoding
+from transformer.pretrained import Decoding, load_decoding
+from ui import generation, uniform
 from ui import model as model_io
-from ui import uniform
 from ui.presets import PRESETS
 from ui.render import literal_markdown
 from viz.labels import plain, readable
@@ -255,6 +256,27 @@ def test_decoder_page_beam_table_lists_candidates_best_first():
     for row in cells:
         assert row[1].count(".") == row[1].count("\\.")  # every full stop in the translation escaped
         assert row[5] in ("yes", "no")
+
+
+def test_decoder_page_says_how_beam_search_was_set_in_plain_words():
+    """Words for a student in the paragraph; how a sweep chose the settings (scores, set names) only in
+    an expander, and no expander for the paper's own settings."""
+    at = open_page(DECODER)
+    (paragraph,) = [m.value for m in at.markdown if m.value.startswith("Greedy decoding commits")]
+    shipped = load_decoding(ROOT / "pretrained")
+    settings, details = generation.beam_settings(shipped)
+    assert paragraph.endswith(settings) and shipped.chosen_on not in paragraph
+    for lab_word in ("BLEU", "chrF", "valid"):
+        assert lab_word not in paragraph
+    expanders = [e for e in at.expander if e.label.startswith("How these settings")]
+    assert len(expanders) == (details is not None)
+    if details:
+        assert details in [c.value for c in at.caption]
+    swept = Decoding(4, 1.8, "valid-everyday: largest BLEU + chrF, alpha 1.8 / 2.2 = 276.99 / 276.75")
+    settings, details = generation.beam_settings(swept)
+    assert "α = 1.8" in settings and "BLEU" not in settings and swept.chosen_on in details
+    settings, details = generation.beam_settings(Decoding())
+    assert "the paper's settings" in settings and details is None
 
 
 def test_paper_figures_page_paper_figures_and_head_finder():

@@ -115,6 +115,53 @@ def test_tokens_page_similarity_switch_changes_the_vectors_compared():
     assert raw.shape == with_pe.shape and not np.allclose(raw, with_pe)
 
 
+def _similarity_text(at: AppTest) -> str:
+    return next(m.value for m in at.markdown if m.value.startswith("Cosine similarity compares"))
+
+
+def test_tokens_page_reads_cosines_against_the_measured_vocabulary_baseline(monkeypatch):
+    """The baseline (random vocabulary pairs, raw and centred) is measured, never written in: another
+    measurement gives other words on the page."""
+    from dataclasses import replace
+
+    from ui import embeddings
+
+    measured, seen = embeddings.vocabulary_similarity, []
+    monkeypatch.setattr(embeddings, "vocabulary_similarity", lambda model_id: seen.append(measured(model_id))
+                        or seen[-1])  # fmt: skip
+    at = open_page(TOKENS)
+    real, text = seen[-1], _similarity_text(at)
+    assert f"**{real.raw:.2f}**" in text and f"**{real.centred:.2f}**" in text
+    assert f"{real.along_mean:.2f}" in text and f"{real.rows:,} rows" in text and real.raw > real.centred
+    other = replace(real, raw=0.1234, centred=0.0612, along_mean=0.4321)
+    monkeypatch.setattr(embeddings, "vocabulary_similarity", lambda model_id: other)
+    at.run()
+    text = _similarity_text(at)
+    assert "**0.12**" in text and "**0.06**" in text and "0.43" in text
+    assert f"**{real.raw:.2f}**" not in text
+
+
+def test_tokens_page_offers_centred_embeddings_and_a_preset_with_a_repeated_piece():
+    at = open_page(TOKENS)  # the default sentence repeats no piece: no "exactly 1" claim about it
+    said = " ".join(m.value for m in at.markdown)
+    assert "Your sentence repeats no piece" in said and "Your sentence has the piece" not in said
+    raw = array(charts(at)["embed_similarity"]["data"][0]["z"])
+    at.radio(key="embed_compare").set_value(2).run()  # centred: the mean row taken away
+    centred = array(charts(at)["embed_similarity"]["data"][0]["z"])
+    assert raw.shape == centred.shape and not np.allclose(raw, centred)
+    assert centred[~np.eye(len(centred), dtype=bool)].mean() < raw[~np.eye(len(raw), dtype=bool)].mean()
+    at.button(key="embed_repeat_preset").click().run()  # the offered preset, which repeats a piece
+    assert not at.exception, [e.message for e in at.exception]
+    pieces = list(at.dataframe[0].value["piece"])
+    repeated = next(p for p in pieces if pieces.count(p) > 1)
+    said = " ".join(m.value for m in at.markdown)
+    assert "Your sentence has the piece" in said and "exactly 1" in said
+    at.radio(key="embed_compare").set_value(0).run()
+    sim = array(charts(at)["embed_similarity"]["data"][0]["z"])
+    i, j = [k for k, p in enumerate(pieces) if p == repeated][:2]
+    assert sim[i, j] == pytest.approx(1.0, abs=1e-6)
+
+
 def test_positions_page_shows_table_curves_similarity_shift_and_shuffle():
     at = open_page(POSITIONS)
     figs = charts(at)

@@ -44,8 +44,8 @@ def test_a_focused_head_gets_no_note_and_a_uniform_head_gets_one(tiny_model):
     assert uniform.note_text(trace, "decoder", "cross", 1, 1) is None
     assert uniform.note_text(trace, "decoder", "cross", 0, 0) is None
     assert uniform.note_text(trace, "decoder", "cross", 1, 0) == (
-        "Head 1 of layer 2 spreads its weight almost evenly over the 5 source tokens (entropy 1.00 of its "
-        "maximum): there is no alignment to read here."
+        "Head 1 of layer 2 spreads its weight almost evenly over the 5 source tokens (evenness 1.00, where 1 "
+        "is a perfectly even spread): there is no alignment to read here."
     )
     zero_based = uniform.note_text(trace, "decoder", "cross", 1, 0, offset=0)
     assert zero_based.startswith("Head 0 of layer 1 spreads its weight")
@@ -55,8 +55,8 @@ def test_notes_for_a_layer_some_heads_and_every_layer(tiny_model):
     trace = _trace(tiny_model, (2, 3), (UNIFORM, 2))
     assert uniform.note_text(trace, "decoder", "cross", 0) is None  # both heads of layer 1 focused
     assert uniform.note_text(trace, "decoder", "cross", 1) == (
-        "Head 1 of layer 2 spreads its weight almost evenly over the 5 source tokens (entropy 1.00 of its "
-        "maximum): there is no alignment to read in its picture."
+        "Head 1 of layer 2 spreads its weight almost evenly over the 5 source tokens (evenness 1.00, where 1 "
+        "is a perfectly even spread): there is no alignment to read in its picture."
     )
     assert uniform.note_text(trace, "decoder", "cross", 1, [1]) is None  # the figure draws head 2 only
     assert uniform.note_text(trace, "decoder", "cross", None).startswith(
@@ -64,12 +64,13 @@ def test_notes_for_a_layer_some_heads_and_every_layer(tiny_model):
 
     flat = _trace(tiny_model, (2, 3), (UNIFORM, UNIFORM))
     assert uniform.note_text(flat, "decoder", "cross", 1) == (
-        "Every head of layer 2 spreads its weight almost evenly over the 5 source tokens (entropy 1.00 of "
-        "its maximum): there is no alignment to read here."
+        "Every head of layer 2 spreads its weight almost evenly over the 5 source tokens (evenness 1.00, "
+        "where 1 is a perfectly even spread): there is no alignment to read here."
     )
     assert uniform.note_text(flat, "decoder", "cross", None) == (
-        "2 of the 4 heads spread their weight almost evenly over the 5 source tokens (entropy above 0.95 of "
-        "its maximum), among them every head of layer 2: there is no alignment to read in those heads."
+        "2 of the 4 heads spread their weight almost evenly over the 5 source tokens (evenness above 0.95, "
+        "where 1 is a perfectly even spread), among them every head of layer 2: there is no alignment to "
+        "read in those heads."
     )
     everywhere = _trace(tiny_model, (UNIFORM, UNIFORM), (UNIFORM, UNIFORM))
     assert uniform.note_text(everywhere, "decoder", "cross", None).startswith(
@@ -80,7 +81,7 @@ def test_self_attention_notes_speak_of_patterns_not_alignments(tiny_model):
     trace = _trace(tiny_model, (UNIFORM, 0), (1, 2), stack="encoder", kind="self")
     text = uniform.note_text(trace, "encoder", "self", 0, 0)
     assert text == ("Head 1 of layer 1 spreads its weight almost evenly over the 5 tokens of the sentence "
-                    "(entropy 1.00 of its maximum): there is no pattern to read here.")
+                    "(evenness 1.00, where 1 is a perfectly even spread): there is no pattern to read here.")
     assert "alignment" not in uniform.note_text(trace, "encoder", "self", 0)
 
 
@@ -118,7 +119,7 @@ def test_focus_caption_names_the_paper_layer_and_the_focused_head(tiny_model):
     assert focus == (0, 1)
     text = uniform.focus_text(Selection(), trace, "encoder", "self", focus)
     assert text.startswith("Layer 5 is the paper's choice; this sentence's most focused head is layer 1, "
-                           "head 2 (entropy 0.00 of its maximum")
+                           "head 2 (evenness 0.00: 0 = all weight on one key")
     assert "opens there" in text
     named_layer = Selection(layer=1, chosen=frozenset({"layer"}))
     named = uniform.focus_text(named_layer, trace, "encoder", "self", focus)

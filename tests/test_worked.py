@@ -68,11 +68,11 @@ def test_saturation_argument_dot_product_variance_is_d_k():
 def test_multihead_shapes_split_and_concat():
     shapes = dict(worked.multihead_shapes(tokens=5, d_model=512, n_heads=8))
     assert shapes["input X"] == (5, 512)
-    assert shapes["Q = X·W^Q, split into h heads"] == (8, 5, 64)
+    assert shapes["Q = X·W^Q + b^Q, split into h heads"] == (8, 5, 64)
     assert shapes["scores Q·Kᵀ/√d_k, one matrix per head"] == (8, 5, 5)
     assert shapes["head outputs: weights·V"] == (8, 5, 64)
     assert shapes["Concat(head_1, …, head_h)"] == (5, 512)
-    assert shapes["output: Concat·W^O"] == (5, 512)
+    assert shapes["output: Concat·W^O + b^O"] == (5, 512)
     with pytest.raises(ValueError):
         worked.multihead_shapes(d_model=10, n_heads=4)
 

@@ -1,7 +1,7 @@
 """Scaled dot-product attention and multi-head attention (paper §3.2.1-§3.2.2, Figure 2).
 
-    Attention(Q, K, V) = softmax(Q Kᵀ / √d_k) V
-    MultiHead(Q, K, V) = Concat(head_1, ..., head_h) W^O,  head_i = Attention(Q W_i^Q, K W_i^K, V W_i^V)
+    Attention(Q, K, V) = softmax(Q Kᵀ / √d_k) V,   MultiHead(Q, K, V) = Concat(head_1, ..., head_h) W^O + b^O
+    head_i = Attention(Q W_i^Q + b_i^Q, K W_i^K + b_i^K, V W_i^V + b_i^V)     (the biases: DEVIATION below)
 
 Shapes: B batch, H heads, T_q query positions, T_k key positions, D = d_model, K = d_k = D / H.
 """
@@ -42,7 +42,8 @@ class MultiHeadAttention(nn.Module):
         # Ablations only (Table 3 row B; footnote 4): narrower queries and keys, or no 1/√d_k.
         self.d_qk = d_qk or self.d_k
         self.scale = scale
-        # One (D, D) matrix per role holds the h per-head (D, K) projections side by side.
+        # DEVIATION: every projection adds a bias (the paper writes X W alone), as nn.MultiheadAttention and
+        # Marian do. One (D, D) matrix per role holds the h per-head (D, K) projections side by side.
         self.w_q = nn.Linear(d_model, n_heads * self.d_qk)
         self.w_k = nn.Linear(d_model, n_heads * self.d_qk)
         self.w_v = nn.Linear(d_model, d_model)

@@ -79,27 +79,27 @@ _BYTE_PIECE = re.compile(r"<0x[0-9A-F]{2}>")  # a byte-fallback piece
 def unknown_notice(tokenizer, text: str, ids: list[int]) -> str | None:
     """What to say when pieces of `text` are not in the vocabulary (emoji, other scripts), or None.
 
-    Such characters become the unknown piece `<unk>` (the model sees one and the same token for all of
-    them) or, with a byte-fallback tokenizer, their UTF-8 bytes (`<0xF0>` …: pieces the model rarely
-    saw in training). When nothing else is left, the translation and the attention show little about
-    the text.
+    Such characters become the unknown piece `<unk>` (one and the same token for all of them) or, with a
+    byte-fallback tokenizer, their UTF-8 bytes (`<0xF0>` …, one piece per byte, rarely seen in training).
+    When nothing else is left, the translation and the attention show little about the text.
     """
     unk = getattr(tokenizer, "unk_id", None)
 
     def foreign(i: int) -> bool:
         return i == unk or _BYTE_PIECE.fullmatch(tokenizer.id_to_piece(i)) is not None
 
-    n_unknown = sum(foreign(i) for i in ids)
-    if not n_unknown:
+    if not (n_unknown := sum(map(foreign, ids))):
         return None
     word_start = {i for i in ids if tokenizer.id_to_piece(i) == "▁"}  # a bare word start says nothing
     chars = [c for c in dict.fromkeys(text) if not c.isspace() and any(map(foreign, tokenizer.encode(c)))]
     # Letters and symbols only: the notice is Markdown, and no such character is Markdown syntax.
-    shown = [c for c in chars if unicodedata.category(c)[0] in "LSN"][:5]
-    examples = f" ({' '.join(shown)})" if shown else ""
+    shown = [c for c in chars if unicodedata.category(c)[0] in "LSN"]
+    examples = f" ({' '.join(shown[:5])}{' …' * (len(shown) > 5)})" if shown else ""
     if all(foreign(i) or i in word_start for i in ids):
         return (f"Nothing in this text is in the model's vocabulary{examples}: everything became the "
                 "unknown token `<unk>` or raw bytes, so the translation and the attention say little about "
                 "what you typed. Type English words to see the model at work.")
-    return (f"{n_unknown} token(s) of this text are not in the model's vocabulary{examples} and became the "
-            "unknown token `<unk>` or raw bytes, which the model rarely saw in training.")
+    n = sum(c in chars for c in text)  # characters, counted as often as they occur
+    return (f"The model's vocabulary lacks {n} character{'s' * (n != 1)} of this text{examples}, spelled as "
+            f"{n_unknown} piece{'s' * (n_unknown != 1)}: the unknown token `<unk>` or raw bytes (a piece per "
+            "byte), which the model rarely saw in training.")

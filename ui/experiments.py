@@ -22,6 +22,7 @@ from viz.heatmap import attention_heatmap
 from viz.labels import readable, token_labels
 from viz.palette import diverging_note
 
+NOTHING_OFF = "No head is switched off yet: choose one or more above, and the change shows here."
 COMPARE_MAX_CHARS = 300  # a sentence to compare, not a text: the main box takes up to 1,000 characters
 
 
@@ -99,9 +100,10 @@ def switch_heads_off(p: Page, sel: Selection) -> None:
     """Heads switched off for this request: the translation and next-token probabilities, before/after."""
     st.markdown(
         "Switch heads off and watch the output. A switched-off head's output is set to zero before the "
-        "heads are concatenated and multiplied by W^O, for this request only: the shared model is never "
-        "changed. The probability chart feeds the decoder the same input both times (`<s>` + what the "
-        "decoder reads, chosen in the sidebar), so any change comes from the missing heads."
+        "heads are concatenated and multiplied by W^O (the bias b^O is still added), for this request "
+        "only: the shared model is never changed. The probability chart feeds the decoder the same input "
+        "both times (`<s>` + what the decoder reads, chosen in the sidebar), so any change comes from the "
+        "missing heads."
     )
     options = inspector.head_options(p.n_layers, p.n_heads, int(sel.one_based))
     url_widget("off", "hi_ablate", [], list(options))
@@ -110,13 +112,19 @@ def switch_heads_off(p: Page, sel: Selection) -> None:
     ablate = tuple(inspector.head_from_code(code) for code in picked)
     result = _ablation(p.lm.model_id, p.src.text, ablate, p.sel.decoder_choice)
     cols = st.columns(2)
-    for col, side, heading in ((cols[0], "before", "All heads on"), (cols[1], "after", "Chosen heads off")):
+    off = "Chosen heads off" if ablate else "No head switched off yet"
+    for col, side, heading in ((cols[0], "before", "All heads on"), (cols[1], "after", off)):
         col.markdown(f"**{heading}** ({result['search']})")
         col.text(result[side]["text"])
     log_before, log_after = result["log_before"], result["log_after"]
     read = {"beam": "the beam translation", "greedy": "the greedy translation", "own": "your German prefix"}
-    st.metric(f"log-probability of {read[result['reads']]} (what the decoder reads)", f"{log_after:.3f}",
-              delta=f"{log_after - log_before:+.3f} vs all heads on", delta_color="normal")
+    label = f"log-probability of {read[result['reads']]} (what the decoder reads)"
+    if ablate:
+        st.metric(label, f"{log_after:.3f}", delta=f"{log_after - log_before:+.3f} vs all heads on",
+                  delta_color="normal")
+    else:  # nothing switched off: no change to show, and a "+0.000" would look like a result
+        st.metric(label, f"{log_before:.3f}")
+        st.caption(NOTHING_OFF)
     steps = result["decoder_input"]
     url_widget("pos", "hi_step", 0, low=0, high=len(steps) - 1)
     step = st.slider("Decoder position (predicting the token after it)", 0, len(steps) - 1, key="hi_step")

@@ -13,6 +13,7 @@ from __future__ import annotations
 import streamlit as st
 
 from analysis.decoding import decoding_step, step_from_trace, step_limit
+from transformer.pretrained import Decoding
 from ui import gold
 from ui import model as model_io
 from ui.frozen import frozen
@@ -25,6 +26,17 @@ from viz.labels import readable, token_labels, word
 from viz.palette import palette
 
 TOP_K = 10
+
+
+def beam_settings(d: Decoding) -> tuple[str, str | None]:
+    """The model's beam size and α in words for a student, and the numbers behind the choice (for an
+    expander; None for the paper's own settings)."""
+    if (d.beam_size, d.alpha) == (Decoding().beam_size, Decoding().alpha):
+        return f"This model uses the paper's settings: {d.beam_size} kept, α = {d.alpha:g}.", None
+    return (f"This model keeps {d.beam_size} translations and uses α = {d.alpha:g} (the paper: 4 and 0.6). "
+            "Like the paper, we tried several values on sentences kept apart from training for this "
+            "purpose and kept the one whose translations came closest to translations written by people.",
+            f"{d.chosen_on}. The model card (`pretrained/MODEL_CARD.md`) explains these scores.")
 
 
 def greedy_prefix(model_id: str, sentence: str, n: int, start: tuple[int, ...] = ()) -> list[int]:

@@ -117,8 +117,8 @@ def attention_text(now: Status, kind: str) -> str:
         n = len(EXAMPLE) + 1
         return (f"**Step 0, before any training.** {intro} The untrained model spreads every row over all "
                 f"{n} source tokens with no pattern: its weights lie between {min(weights):.2f} and "
-                f"{max(weights):.2f}, where an even spread would give {1 / n:.2f} each (entropy {spread} of "
-                "its maximum, where 1 is perfectly even). There is no alignment to read yet.")
+                f"{max(weights):.2f}, where an even spread would give {1 / n:.2f} each (evenness {spread}, "
+                "where 1 is a perfectly even spread). There is no alignment to read yet.")
     return f"**Step {now.attention_step:,}.** {intro}"
 
 
@@ -127,7 +127,7 @@ def layer_caption(now: Status, layer: int) -> str:
     parts = []
     if layer < len(now.broadness):
         value = now.broadness[layer]
-        parts.append(f"Entropy {value:.2f} of its maximum (1 = an even spread).")
+        parts.append(f"Evenness {value:.2f} (0 = all weight on one key, 1 = an even spread).")
         if value > NEAR_UNIFORM:
             parts.append("Near-uniform: no alignment to read here.")
     if layer < len(now.alignment) and now.evals:

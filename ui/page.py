@@ -8,8 +8,8 @@ import streamlit as st
 
 from transformer.inputs import Source
 from transformer.pretrained import LoadedModel
+from ui import language, state
 from ui import model as model_io
-from ui import state
 from ui.frame import header
 from ui.render import styles
 from ui.sidebar import CUT_KEY, sidebar
@@ -61,6 +61,8 @@ def setup(snapshots: bool = False) -> Page:
         st.warning(st.session_state[CUT_KEY])
     for notice in src.notices:
         st.warning(notice)
+    if german := language.german_evidence(src.text):
+        st.info(language.german_note(german), icon=":material/translate:")
     if model_io.is_numbers() and not src.empty:
         from tasks.numbers import grammar
 

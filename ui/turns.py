@@ -71,6 +71,33 @@ class Turns:
                 self._done.popitem(last=False)
             self._cond.notify_all()
 
+    @property
+    def idle(self) -> bool:
+        """Whether no one is waiting for a turn and no one is working."""
+        with self._cond:
+            return not self._line and self._running == 0
+
+    @contextlib.contextmanager
+    def spare(self) -> Iterator[bool]:
+        """A turn for work nobody is waiting for (the warm-up, `ui.warm`): taken at once when no one is
+        in line or working (yields True), else not taken at all (yields False). Whoever arrives while it
+        is held waits for that one piece of work only, as behind any other turn."""
+        with self._cond:
+            got = not self.holding and not self._line and self._running == 0
+            if got:
+                self._running += 1
+        if not got:
+            yield False
+            return
+        self._held.turn = True
+        try:
+            yield True
+        finally:
+            self._held.turn = False
+            with self._cond:
+                self._running -= 1
+                self._cond.notify_all()
+
     @contextlib.contextmanager
     def turn(
         self, key: Hashable | None = None, on_wait: Callable[[int], None] | None = None
@@ -128,16 +155,21 @@ def queued(turns: Turns, on_wait_factory: Callable[[], Callable[[int], None] | N
     """Decorate a (cached) function so that a call not yet done on this server waits for a turn.
 
     The key is the function's name and arguments (hashable: model id, sentence, tuples). A call whose
-    key is done goes straight to the function (a cache hit, or, rarely, an evicted entry recomputed).
+    key is done goes straight to the function (a cache hit, or, rarely, an evicted entry recomputed);
+    so does one made inside a turn this thread holds, and its key is done afterwards.
     """
 
     def wrap(fn):
         @functools.wraps(fn)
         def call(*args, **kwargs):
             key = (fn.__name__, args, tuple(sorted(kwargs.items())))
-            if turns.holding or turns.is_done(key):
+            if turns.is_done(key):
                 return fn(*args, **kwargs)
-            with turns.turn(key, on_wait_factory()):
+            if turns.holding:  # inside this thread's turn: done once computed, like work of its own turn
+                result = fn(*args, **kwargs)
+                turns.mark_done(key)
+                return result
+            with page_spinner(fn.__name__), turns.turn(key, on_wait_factory()):
                 result = fn(*args, **kwargs)
             turns.mark_done(key)
             return result
@@ -171,6 +203,30 @@ def page_notice() -> Callable[[int], None] | None:
             slot[0].empty()
 
     return show
+
+
+# What a page says while the model works for it, by the queued function's name: Streamlit's running
+# icon sits in a corner that a projector may cut off. st.spinner shows the words only after half a
+# second (its own delay), with the seconds elapsed, so a cache hit or a quick call shows nothing.
+WORKING = {
+    "greedy": "Translating…",
+    "beam": "Translating (beam search)…",
+    "translate": "Translating…",
+    "trace": "Tracing the model: recording every step for this sentence…",
+}
+
+
+def page_spinner(name: str) -> contextlib.AbstractContextManager:
+    """A spinner on the page where work named `name` was asked for, saying what is computed (`WORKING`);
+    nothing outside a script run and inside a cached function (as `page_notice`)."""
+    from streamlit.runtime.caching.cached_message_replay import in_cached_function
+    from streamlit.runtime.scriptrunner import get_script_run_ctx
+
+    if get_script_run_ctx() is None or in_cached_function.get():
+        return contextlib.nullcontext()
+    import streamlit as st
+
+    return st.spinner(WORKING.get(name, "Computing…"), show_time=True)
 
 
 TURNS = Turns(default_slots())  # one line per server process, shared by every session

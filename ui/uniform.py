@@ -73,7 +73,8 @@ def _join(items: list[str]) -> str:
 
 def _entropy(values: list[float]) -> str:
     low, high = f"{min(values):.2f}", f"{max(values):.2f}"
-    return f"entropy {low} of its maximum" if low == high else f"entropy {low}–{high} of its maximum"
+    said = low if low == high else f"{low}–{high}"
+    return f"evenness {said}, where 1 is a perfectly even spread"
 
 
 def note_text(
@@ -108,8 +109,8 @@ def note_text(
         among = f", among them every head of layer{'s' * (len(whole) > 1)} {_join(whole)}" if whole else ""
         spread = "spreads its weight" if count == 1 else "spread their weight"
         return (f"{count} of the {n_layers * n_heads} heads {spread} almost evenly over {keys} "
-                f"(entropy above {heads.NEAR_UNIFORM:.2f} of its maximum){among}: there is no {nothing} "
-                f"to read in {'that head' if count == 1 else 'those heads'}.")
+                f"(evenness above {heads.NEAR_UNIFORM:.2f}, where 1 is a perfectly even spread){among}: "
+                f"there is no {nothing} to read in {'that head' if count == 1 else 'those heads'}.")
     shown = list(range(n_heads)) if head is None else [head] if isinstance(head, int) else list(head)
     flat = [h for h in heads.uniform_heads(broadness[layer]) if h in shown]
     if not flat:
@@ -196,8 +197,8 @@ def focus_text(sel: Selection, trace: Trace, stack: str, kind: str, focus: tuple
     layer, head = focus
     value = float(grid(trace, stack, kind)[layer, head])
     text = (f"Layer {sel.show_layer(PAPER_LAYER)} is the paper's choice; {whose} most focused head is layer "
-            f"{sel.show_layer(layer)}, head {sel.show_head(head)} (entropy {value:.2f} of its maximum; "
-            f"1 would be perfectly even).")
+            f"{sel.show_layer(layer)}, head {sel.show_head(head)} (evenness {value:.2f}: 0 = all weight on "
+            f"one key, 1 = spread evenly over every key).")
     picked = {"layer", "head"} & sel.chosen
     if picked == {"layer", "head"}:
         return f"{text} Showing the layer and head that you (or your link) picked."

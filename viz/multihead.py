@@ -1,7 +1,7 @@
 """The paper's picture of multi-head attention (paper §3.2.2; the style of Figures 3-5), and the array
 helpers the attention figures share.
 
-    MultiHead(Q, K, V) = Concat(head_1, ..., head_h) W^O
+    MultiHead(Q, K, V) = Concat(head_1, ..., head_h) W^O + b^O
 
 - `head_view`: queries in a left column, keys in a right column, a line from query to key whose
   opacity and width grow with the weight, one colour per head.
