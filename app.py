@@ -1,13 +1,16 @@
 """Attention Atlas: the entry point (`streamlit run app.py`). Builds the sidebar's navigation and runs
 the page the reader asked for.
 
-Only Streamlit is imported here: this script runs before every page, and the home page draws its
-title and Figure 1 before PyTorch is imported (see `ui.frame`).
+Only Streamlit is imported here (and `ui.warm`, which imports nothing more until its thread starts): this
+script runs before every page, and the home page draws its title and Figure 1 before PyTorch is imported
+(see `ui.frame`). After the page, the first run on a server starts the warm-up (`ui.warm`).
 """
 
 from __future__ import annotations
 
 import streamlit as st
+
+from ui import warm  # the standard library only, until its thread starts
 
 # Section -> pages, each (file, title, icon, URL path). Files are named by topic, and each file's name
 # is its URL path: the paths Streamlit derived from the old numbered file names, so shared links and
@@ -42,13 +45,16 @@ SECTIONS = {
     ],
 }
 
-st.navigation(
-    {
-        section: [
-            st.Page(file, title=title, icon=icon, url_path=url or None, default=not url)
-            for file, title, icon, url in pages
-        ]
-        for section, pages in SECTIONS.items()
-    },
-    expanded=True,
-).run()
+try:
+    st.navigation(
+        {
+            section: [
+                st.Page(file, title=title, icon=icon, url_path=url or None, default=not url)
+                for file, title, icon, url in pages
+            ]
+            for section, pages in SECTIONS.items()
+        },
+        expanded=True,
+    ).run()
+finally:
+    warm.start()  # once per server process, after the page has run (ui.warm)

@@ -5,12 +5,17 @@
 from __future__ import annotations
 
 import functools
+import os
 
 import pytest
 import torch
 from streamlit.components.v2 import manifest_scanner
 
 from transformer import Transformer, TransformerConfig
+
+# No warm-up (ui.warm) in the servers the tests start (tests/server.py passes its environment on): it would
+# share the CPU with the tests. tests/test_warm.py switches it on for the server that checks it.
+os.environ.setdefault("ATLAS_WARM_UP", "0")
 
 
 def pytest_addoption(parser):

@@ -185,6 +185,8 @@ def test_the_models_heavy_work_goes_through_the_servers_turns():
     sentence = "The teacher opened the window."
     model_io.translate(model_id, sentence)
     model_io.trace(model_id, sentence)
-    assert TURNS.is_done(("translate", (model_id, sentence), ()))
-    assert TURNS.is_done(("trace", (model_id, sentence), ()))
+    # keyed by the arguments spelt one way (`ui.cache_keys.one_spelling`): all positional, defaults filled in
+    assert TURNS.is_done(("translate", (model_id, sentence, None, None, ()), ()))
+    assert TURNS.is_done(("trace", (model_id, sentence, None, (), ()), ()))
+    assert TURNS.is_done(("greedy", (model_id, sentence, ()), ()))  # computed inside translate's turn
     assert TURNS._running == 0 and not TURNS._line

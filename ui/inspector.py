@@ -37,9 +37,10 @@ class MapScale:
     note: str
 
 
-def sentence_sets() -> tuple[tuple[str, ...], tuple[str, ...], tuple[str, str]]:
-    """(quick set, full set, a pair to compare) of built-in sentences for the chosen model."""
-    if model_io.is_numbers():
+def sentence_sets(numbers: bool | None = None) -> tuple[tuple[str, ...], tuple[str, ...], tuple[str, str]]:
+    """(quick set, full set, a pair to compare) of built-in sentences for the chosen model, or for the
+    numbers model (`numbers` True) or the translation model (False) outside a session."""
+    if model_io.is_numbers() if numbers is None else numbers:
         from tasks.numbers.grammar import showcase
 
         phrases = tuple(showcase())

@@ -17,11 +17,14 @@ from transformer.device import select_device
 from transformer.inputs import Source, encode_source
 from transformer.pretrained import Decoding, LoadedModel, PretrainedError, load_pretrained, snapshot_steps
 from transformer.trace import Trace, run_trace
+from ui.cache_keys import one_spelling
 from ui.frame import CHOICE_KEY, DEFAULT_MODEL, MODELS
 from ui.turns import TURNS, page_notice, queued
 
 DEVICE = os.environ.get("ATLAS_DEVICE", "auto")
 
+
+@one_spelling
 @st.cache_resource(show_spinner="Loading the model…", max_entries=16)
 def _load(directory: str, device: str, snapshot: int | None = None) -> LoadedModel:
     lm = load_pretrained(directory, select_device(device), snapshot)
@@ -141,6 +144,7 @@ def _ablated(ablate: tuple):
 
 # Heavy work takes turns, first come first served (ui.turns): outside the cache, so a cache hit never
 # waits in line, and a page shows its place while it waits.
+@one_spelling
 @queued(TURNS, page_notice)
 @st.cache_data(max_entries=256, show_spinner=False)
 def greedy(model_id: str, sentence: str, ablate: tuple = ()) -> dict | None:
@@ -152,6 +156,7 @@ def greedy(model_id: str, sentence: str, ablate: tuple = ()) -> dict | None:
         return _as_dict(lm, greedy_decode(lm.model, src.ids, max_len=_max_len(lm, len(src.ids))))
 
 
+@one_spelling
 @queued(TURNS, page_notice)
 @st.cache_data(max_entries=256, show_spinner=False)
 def beam(
@@ -169,6 +174,7 @@ def beam(
     return [_as_dict(lm, h) for h in hyps]
 
 
+@one_spelling
 @queued(TURNS, page_notice)  # one turn for both searches
 def translate(
     model_id: str, sentence: str, beam_size: int | None = None, alpha: float | None = None, ablate: tuple = ()
@@ -255,6 +261,7 @@ ATTENTION_ONLY = ("hook_pattern", "hook_mask")
 # A resource cache hands every rerun the same Trace object: `cache_data` would unpickle about a
 # hundred tensors on each rerun (~70 ms per head change). Pages only read traces, never write them
 # (tests/test_cache.py checks that a cached trace is unchanged after every page has drawn it).
+@one_spelling
 @queued(TURNS, page_notice)
 @st.cache_resource(max_entries=64, show_spinner=False)
 def trace(
