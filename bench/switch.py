@@ -119,10 +119,12 @@ def bench_app(browser, runs: int) -> dict:
             ("Attention_step_by_step", ("Head", "Layer"), "steps_pattern"),
             ("Multi_head_attention", ("Layer",), "mh_grid"),
         ):
-            tab.goto(f"{server.url}/{page}", wait_until="domcontentloaded")
+            # a middle layer and head (1-based in the URL): each key press moves the slider
+            tab.goto(f"{server.url}/{page}?layer=3&head=3", wait_until="domcontentloaded")
             wait_idle(tab, 600_000)
             tab.wait_for_selector(DRAWN, state="visible", timeout=600_000)
-            tab.wait_for_function("() => !!window.atlasLiveDrawn", timeout=120_000)
+            tab.wait_for_selector("[class*='st-key-'][class*='_live']", state="attached", timeout=120_000)
+            tab.wait_for_timeout(1000)
             for label in sliders:
                 times = [
                     live_after_key(tab, thumb(tab, label), key) for key in ["ArrowRight", "ArrowLeft"] * runs

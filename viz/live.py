@@ -59,6 +59,8 @@ def heatmap_data(matrices: list, symmetric: bool = False, contrast: bool = False
             bound = symmetric_bound(z)
             data["zmin"].append(-bound)
             data["zmax"].append(bound)
+    if all(text is None for text in data["text"]):  # nothing to print, as in the drawn figure: less to redo
+        del data["text"]
     return data
 
 
