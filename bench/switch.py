@@ -78,7 +78,9 @@ def hover_times(tab, figure_key: str, runs: int) -> list[float]:
     area = tab.locator(f".st-key-{figure_key} .js-plotly-plot .nsewdrag").first
     area.scroll_into_view_if_needed()
     box = area.bounding_box()
-    n = tab.evaluate(f"() => document.querySelector('.st-key-{figure_key} .js-plotly-plot').data[0].z.length")
+    n = tab.evaluate(
+        f"() => document.querySelector('.st-key-{figure_key} .js-plotly-plot')._fullData[0].z.length"
+    )
     times = []
     for run in range(runs):
         i = 1 + run % max(1, n - 2)

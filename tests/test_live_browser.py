@@ -12,11 +12,11 @@ TIMEOUT_MS = 240_000
 # What a figure shows: its title and its numbers
 SHOWN_JS = r"""(key) => {
   const gd = document.querySelector(`.st-key-${key} .js-plotly-plot`);
-  const t = gd.data[0];
+  const t = gd._fullData[0];  // as drawn: arrays decoded
   // a heatmap's first matrix; else every trace's points, widths and colours (the head view's lines)
   const values = t.z ? Array.from(t.z, (row) => Array.from(row)) : [];
-  const drawn = t.z ? "" : JSON.stringify(gd.data.map((d) => [Array.from(d.x || []), Array.from(d.y || []),
-                                                              d.line, d.marker, d.opacity]));
+  const drawn = t.z ? "" : JSON.stringify(gd._fullData.map((d) => [Array.from(d.x || []),
+    Array.from(d.y || []), d.line, d.marker, d.opacity]));
   // Streamlit's chart theme wraps a title in <b> once or twice, depending on how often it drew it
   const title = gd.layout.title.text.replace(/<\/?b>/g, "");
   return {title, values, drawn, ours: gd.__atlasShown ?? null};
@@ -77,7 +77,7 @@ def test_heads_layers_and_hover_switch_in_the_browser():
         area.scroll_into_view_if_needed()
         box = area.bounding_box()
         n = tab.evaluate(
-            "() => document.querySelector('.st-key-steps_pattern .js-plotly-plot').data[0].z.length"
+            "() => document.querySelector('.st-key-steps_pattern .js-plotly-plot')._fullData[0].z.length"
         )
         tab.mouse.move(
             box["x"] + 2.5 * box["width"] / n, box["y"] + 1.5 * box["height"] / n
