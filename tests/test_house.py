@@ -109,6 +109,15 @@ def test_readme_stays_short():
     )
 
 
+def test_the_performance_section_is_one_short_table():
+    """README's performance section: one table of at most 20 lines (ratios, the machine reference)."""
+    text = (ROOT / "README.md").read_text(encoding="utf-8")
+    section = text.split("## Performance\n", 1)[1].split("\n## ", 1)[0]
+    table = [line for line in section.splitlines() if line.startswith("|")]
+    assert 3 <= len(table) <= 20 and "machine reference" in section and "bench/README.md" in section
+    assert section.count("\n\n|") == 1  # one table
+
+
 def test_no_file_cites_a_document_the_repository_does_not_have():
     files = project_files(TEXT_SUFFIXES)
     assert ROOT / "README.md" in files and ROOT / "CONTRIBUTING.md" in files  # not vacuous
