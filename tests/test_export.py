@@ -69,7 +69,9 @@ def test_html_is_a_standalone_page_with_the_figure_data():
 
 
 def test_csv_of_a_heatmap_is_its_matrix_with_labels():
-    fig = _heatmap_figure()
+    """A heatmap of other numbers than attention weights (those: tests/test_export_weights.py)."""
+    weights = np.array([[0.125, 0.875, 0.0], [1 / 3, 1 / 3, 1 / 3]])
+    fig = heatmap(weights, ["0:▁quokka", "1:s"], ["0:▁a", "1:b", "2:</s>"], "export test")
     rows = list(csv.reader(io.StringIO(figure_csv(fig))))
     assert rows[0][1:] == list(fig.data[0].x)
     assert [r[0] for r in rows[1:]] == list(fig.data[0].y)

@@ -4,7 +4,8 @@ helpers the attention figures share.
     MultiHead(Q, K, V) = Concat(head_1, ..., head_h) W^O + b^O
 
 - `head_view`: queries in a left column, keys in a right column, a line from query to key whose
-  opacity and width grow with the weight, one colour per head.
+  opacity and width grow with the weight, one colour per head; `head_view_rows` reads its lines back
+  (the weights behind its CSV export, `ui.export`).
 - `as_stack`, `check_labels`, `escape_text`: arrays of a fixed rank, labels that fit them, user text
   shown as typed.
 
@@ -16,6 +17,7 @@ Shapes: H heads, T_q queries, T_k keys.
 
 from __future__ import annotations
 
+import base64
 import re
 
 import numpy as np
@@ -26,6 +28,17 @@ from viz.heatmap import title_margin, wrap_title
 # Lines are grouped into this many opacity levels: one Plotly trace per (head, level) instead of one
 # per line keeps a 60-token sentence (8 x 60 x 60 lines) quick to draw.
 LEVELS = 10
+# Each head's lines start and end a little above or below the token's row (a fan, the same offset at
+# both ends, symmetric around the row), so that two heads' lines between the same two tokens run side
+# by side instead of one on top of the other. FAN: the outermost head's offset (rows); FAN_STEP: the
+# most between neighbouring heads (two or three heads get a narrow fan, not one spread over the band).
+# At about 22 px a row (long sentences), 8 heads span ±6.6 px, 1.9 px apart; a token's text, beside
+# its row, stays clear.
+FAN = 0.3
+FAN_STEP = 0.15
+# A head view's `layout.meta` kind: its token labels and the weight of every line it draws, in drawing
+# order (`head_view_rows`), so that its export can give weights instead of line coordinates.
+LINES_META = "attention lines"
 
 
 def as_stack(values, ndim: int) -> np.ndarray:
@@ -67,6 +80,15 @@ def head_view_lines(
     return [(heads[a], queries[b], int(c), float(sub[a, b, c])) for a, b, c in zip(hi, qi, ki)]
 
 
+def fan_offsets(n_heads: int) -> np.ndarray:
+    """The vertical offset (in rows) of each of `n_heads` drawn heads' line ends, in drawing order:
+    symmetric around the token's row, at most ±FAN, at most FAN_STEP apart."""
+    if n_heads <= 1:
+        return np.zeros(n_heads, dtype=np.float32)
+    step = min(FAN_STEP, 2 * FAN / (n_heads - 1))
+    return ((np.arange(n_heads) - (n_heads - 1) / 2) * step).astype(np.float32)
+
+
 def head_view(
     patterns,
     query_labels: list[str],
@@ -83,6 +105,10 @@ def head_view(
     patterns: (H, T_q, T_k). `query` isolates one query token (its lines only, its label in bold);
     `heads` picks which heads to draw. Weights below `min_weight` are not drawn (they would only
     grey the picture).
+
+    The k-th drawn head's lines start and end `fan_offsets(len(heads))[k]` rows below their tokens'
+    rows (a negative offset: above), so the lines of two heads between the same two tokens run side by
+    side. `layout.meta` holds the exact weight of every line (`head_view_rows` reads them back).
 
     Each head has one trace named after it (its legend entry). With a query isolated, that trace
     holds a point near each line's key end, in a column of its own per head so that every point can
@@ -102,7 +128,8 @@ def head_view(
     lines = np.array(head_view_lines(z, query, heads, min_weight), dtype=np.float32).reshape(-1, 4)
     n_q, n_k = z.shape[1], z.shape[2]
     # Row i of a column sits at y = i; the axis is reversed so the first token is on top.
-    data = []
+    data, drawn = [], []
+    fan = fan_offsets(len(heads))
     for rank, h in enumerate(heads):
         color = colors[h % len(colors)]
         mine = lines[lines[:, 0] == h]  # (n, 4): head, query, key, weight
@@ -112,7 +139,9 @@ def head_view(
             # Each line is (query end, key end, gap): a NaN y breaks the polyline between lines, so x
             # can be whole numbers and go as one byte each (a third of the figure's bytes before).
             xs = np.tile(np.array([0, 1, 0], dtype=np.uint8), len(seg))
-            ys = np.column_stack([seg[:, 1], seg[:, 2], np.full(len(seg), np.nan, dtype=np.float32)]).ravel()
+            gaps = np.full(len(seg), np.nan, dtype=np.float32)
+            ys = np.column_stack([seg[:, 1] + fan[rank], seg[:, 2] + fan[rank], gaps]).ravel()
+            drawn.append(seg[:, 3])
             strength = (lv + 1) / LEVELS
             data.append(
                 dict(
@@ -159,8 +188,55 @@ def head_view(
         hovermode="closest",
         legend=dict(title=dict(text="head"), orientation="h", y=-0.02),
         margin=dict(l=10, r=10, t=title_margin(title), b=10),
+        # float32, 4 bytes a line (base64 on the wire): the CSV's exact weights, also with every query
+        # drawn, where no point carries them.
+        meta=dict(
+            kind=LINES_META,
+            queries=[_position_label(t) for t in query_labels],
+            keys=[_position_label(t) for t in key_labels],
+            weights=np.concatenate(drawn) if drawn else np.zeros(0, dtype=np.float32),
+        ),
     )
     return go.Figure(data=data, layout=layout)
+
+
+def _position_label(label: str) -> str:
+    """A token's label with its position where it knows it (`viz.labels.Label.hover`, "3:▁cat")."""
+    return str(getattr(label, "hover", None) or label)
+
+
+def plain_array(values) -> np.ndarray:
+    """An array as a figure holds it: a list, a numpy array, or Plotly's base64 typed-array dict."""
+    if isinstance(values, dict) and "bdata" in values:
+        flat = np.frombuffer(base64.b64decode(values["bdata"]), dtype=values["dtype"])
+        shape = values.get("shape")
+        return flat.reshape([int(s) for s in str(shape).split(",")]) if shape else flat
+    return np.asarray(values if values is not None else [])
+
+
+def head_view_rows(fig: go.Figure) -> list[tuple[str, int, str, int, str, float]] | None:
+    """The lines of a `head_view` figure, read back from it, in drawing order: (head name, query
+    position, query label, key position, key label, weight); None for any other figure.
+
+    A line's tokens are its ends' rows (its y, less the head's offset, which is under half a row);
+    its weight is the exact one (`layout.meta`), not its drawn opacity level.
+    """
+    meta = fig.layout.meta
+    if not (isinstance(meta, dict) and meta.get("kind") == LINES_META):
+        return None
+    weights = plain_array(meta["weights"]).astype(np.float32).ravel()
+    queries, keys = list(meta["queries"]), list(meta["keys"])
+    names = {t.legendgroup: t.name for t in fig.data if t.mode == "markers"}
+    lines = []  # (head name, query position, key position), one per line
+    for trace in fig.data:
+        if trace.mode == "lines":
+            ends = np.rint(plain_array(trace.y).astype(np.float64).reshape(-1, 3)[:, :2]).astype(int)
+            name = names.get(trace.legendgroup, trace.legendgroup)
+            lines += [(name, int(q), int(k)) for q, k in ends]
+    if len(lines) != len(weights):
+        raise ValueError(f"{len(lines)} lines drawn, {len(weights)} weights in the figure's meta")
+    return [(name, q, queries[q], k, keys[k], float(w))
+            for (name, q, k), w in zip(lines, weights, strict=True)]
 
 
 def _token_column(labels: list[str], x: float, side: str, bold: int | None) -> dict:
