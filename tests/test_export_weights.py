@@ -1,4 +1,4 @@
-"""Attention figures export their weights, not their drawing (issue 42, item 6).
+"""Attention figures export their weights, not their drawing.
 
 - A head view draws the lines of different heads between the same two tokens side by side (a fan of
   small vertical offsets), and its hover still names head, query, key and weight.
