@@ -1,16 +1,18 @@
-"""Attention Atlas: the entry point (`streamlit run app.py`). Builds the sidebar's navigation and runs
-the page the reader asked for.
+"""Attention Atlas: the entry point (`streamlit run app.py`). Builds the sidebar's navigation, runs
+the page the reader asked for, and ends it with Back and Next along the lecture path (`ui.lecture`).
 
-Only Streamlit is imported here (and `ui.warm`, which imports nothing more until its thread starts): this
-script runs before every page, and the home page draws its title and Figure 1 before PyTorch is imported
-(see `ui.frame`). After the page, the first run on a server starts the warm-up (`ui.warm`).
+Only Streamlit is imported here (and `ui.warm`, which imports nothing more until its thread starts, and
+`ui.lecture`, Streamlit alone): this script runs before every page, and the home page draws its title and
+Figure 1 before PyTorch is imported (see `ui.frame`). After the page, the first run on a server starts
+the warm-up (`ui.warm`).
 """
 
 from __future__ import annotations
 
 import streamlit as st
 
-from ui import warm  # the standard library only, until its thread starts
+# ui.lecture: Streamlit and ui.state only; ui.warm: the standard library only, until its thread starts
+from ui import lecture, warm
 
 # Section -> pages, each (file, title, icon, URL path). Files are named by topic, and each file's name
 # is its URL path: the paths Streamlit derived from the old numbered file names, so shared links and
@@ -45,8 +47,20 @@ SECTIONS = {
     ],
 }
 
+# The lecture path: every page but Home, by URL path, in the paper's order: inputs (§3.4, §3.5), attention
+# (§3.2.1, §3.2.2), the layers (§3.1, §3.3), the decoder (§3.2.3), then Table 1 (§4), training (§5),
+# Table 3 (§6.2), and last the attention figures the paper ends with and the head inspector that reads
+# them over many sentences. Home's "Start here" opens the first page; each page ends with Back and Next
+# along it (`ui.lecture`). tests/test_lecture_path.py fails unless it names every page of SECTIONS but
+# Home, once. Read by tests/server.py with `ast.literal_eval`: keep it a plain literal.
+LECTURE_PATH = [
+    "Tokens_and_embeddings", "Positional_encoding", "Attention_step_by_step", "Multi_head_attention",
+    "Encoder_layer", "Decoder_and_generation", "Worked_examples", "Train_it_yourself", "Why_these_choices",
+    "Paper_figures", "Head_inspector",
+]
+
 try:
-    st.navigation(
+    page = st.navigation(
         {
             section: [
                 st.Page(file, title=title, icon=icon, url_path=url or None, default=not url)
@@ -55,6 +69,9 @@ try:
             for section, pages in SECTIONS.items()
         },
         expanded=True,
-    ).run()
+    )
+    lecture.arrive(page.url_path, lecture.steps(SECTIONS, LECTURE_PATH))
+    page.run()
+    lecture.footer()  # Back and Next; a page that stops early draws them itself (`lecture.stop`)
 finally:
     warm.start()  # once per server process, after the page has run (ui.warm)

@@ -17,7 +17,7 @@ st.markdown(
     "same number of steps. Pick a choice and compare."
 )
 from ui import ablation_views as views  # noqa: E402
-from ui import ablations  # noqa: E402
+from ui import ablations, lecture  # noqa: E402
 from ui.page import setup  # noqa: E402
 from ui.presets import NUMBERS_DEFAULT  # noqa: E402
 from ui.url_state import url_widget  # noqa: E402
@@ -32,7 +32,7 @@ if ablations.BASE not in scores:
         "The trained variants are not installed (pretrained/ablations/). `make train-ablations` "
         "trains them (a few hours on a CPU)."
     )
-    st.stop()
+    lecture.stop()  # with Back and Next
 
 url_widget("choice", "why_choice", "scaling", options=list(ablations.CHOICES))
 key = st.selectbox(
@@ -45,7 +45,7 @@ choice = ablations.CHOICES[key]
 shipped = [v for v in choice.variants if v in scores]
 if not shipped:
     st.warning("None of this choice's variants is installed.")
-    st.stop()
+    lecture.stop()  # with Back and Next
 url_widget("variant", "why_variant", shipped[0], options=shipped)
 variant = st.selectbox(
     "Without it",
@@ -64,7 +64,7 @@ phrase = st.text_input(
 )
 if not phrase.strip():
     st.info("Type a number phrase (e.g. “forty-two”) to see both models answer it.")
-    st.stop()
+    lecture.stop()  # with Back and Next
 if ablations.right_answer(phrase) is None:
     st.warning(
         "This is outside the numbers grammar: the models have no right answer for it, so there "

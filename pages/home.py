@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import streamlit as st
 
-from ui import frame, home
+from ui import frame, home, lecture
 
 frame.header("Attention Atlas", icon=":material/map:")
 st.markdown(
@@ -16,6 +16,7 @@ st.markdown(
     "English sentence into German, and open up every step it takes: the real numbers of a real "
     "model trained by this project, not an illustration."
 )
+lecture.start_here()  # the lecture path's first page, in the main column: the sidebar's list is long
 # The translation goes above the architecture but comes after it: Figure 1 needs only config.json, so
 # it is on screen while PyTorch is imported (~1.5 s on a cold server) and the model translates.
 translation = st.container()
@@ -27,9 +28,11 @@ if config is not None:
 from ui import model as model_io  # noqa: E402  (PyTorch: only after Figure 1 is on screen)
 from ui.page import require_sentence, setup  # noqa: E402
 from ui.presets import reference_for  # noqa: E402
+from ui.sidebar import HOME_BOX, sentence_box  # noqa: E402
 
 with translation:
     p = setup()
+    sentence_box(p.sel, HOME_BOX, "Your English sentence (or pick a preset in the sidebar)")
     require_sentence(p)
     numbers = model_io.is_numbers()
     home.show_translation(model_io.translate(p.lm.model_id, p.src.text), reference_for(p.sel.sentence),

@@ -1,7 +1,8 @@
 """Helpers for the real-server tests and benchmarks (not a test module).
 
 - `navigation()`, `discover_pages()`: the app's pages as app.py's `st.navigation` lists them (the
-  home page first), so the tests follow whatever pages the sidebar offers instead of a hard-coded list.
+  home page first), so the tests follow whatever pages the sidebar offers instead of a hard-coded list;
+  `lecture_path()`: the order app.py's Back and Next links follow.
 - `streamlit_server()`: `streamlit run app.py` on a free loopback port, waited for until healthy,
   always terminated (its whole process group) when the block ends.
 - `chromium()`: Debian's Chromium driven by Playwright (never a downloaded browser).
@@ -105,12 +106,22 @@ def navigation() -> dict[str, list[tuple[str, str, str, str]]]:
 
     Parsed, not imported: importing app.py would run the app.
     """
+    return _app_literal("SECTIONS")
+
+
+def lecture_path() -> list[str]:
+    """app.py's `LECTURE_PATH`: the URL paths of the pages in the lecture's order (`ui.lecture`)."""
+    return _app_literal("LECTURE_PATH")
+
+
+def _app_literal(name: str):
+    """The value of app.py's top-level assignment to `name`, a plain literal."""
     tree = ast.parse((ROOT / APP).read_text(encoding="utf-8"))
     for node in tree.body:
         targets = node.targets if isinstance(node, ast.Assign) else [getattr(node, "target", None)]
-        if any(isinstance(t, ast.Name) and t.id == "SECTIONS" for t in targets):
+        if any(isinstance(t, ast.Name) and t.id == name for t in targets):
             return ast.literal_eval(node.value)
-    raise RuntimeError(f"{APP} defines no SECTIONS")
+    raise RuntimeError(f"{APP} defines no {name}")
 
 
 def discover_pages() -> list[AppPage]:
@@ -241,15 +252,24 @@ def page_url(server: Server, page: AppPage, query: str = "") -> str:
     return f"{url}?{query}" if query else url
 
 
+_SCRIPT_STATE = """() => [!window.__atlasWaited,
+  document.querySelector('[data-testid="stApp"]').getAttribute('data-test-script-state')]"""
+
+
 def wait_idle(tab, timeout_ms: float = 180_000) -> None:
     """Wait until Streamlit has connected and finished running the page's script."""
     tab.wait_for_selector('[data-testid="stApp"]', state="attached", timeout=timeout_ms)
-    # A rerun may not have started yet right after an interaction: give it a moment to begin.
-    with contextlib.suppress(Exception):
-        tab.wait_for_selector(
-            '[data-testid="stApp"][data-test-script-state="running"]', state="attached", timeout=1_000
-        )
+    # A page just opened (nothing waited on it yet) is "initial" until its first run starts, and Streamlit
+    # marks that run running in the same message that starts it: "notRunning" there means the first run
+    # is over. After an interaction a rerun may not have started yet: give it a moment to begin.
+    fresh, state = tab.evaluate(_SCRIPT_STATE)
+    if not (fresh and state in ("initial", "running", "notRunning")):
+        with contextlib.suppress(Exception):
+            tab.wait_for_selector(
+                '[data-testid="stApp"][data-test-script-state="running"]', state="attached", timeout=1_000
+            )
     tab.wait_for_selector(APP_IDLE, state="attached", timeout=timeout_ms)
+    tab.evaluate("() => { window.__atlasWaited = true; }")
 
 
 def type_sentence(tab, text: str, timeout_ms: float = 180_000) -> None:

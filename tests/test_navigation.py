@@ -25,6 +25,8 @@ SECTIONS = ["", "Inputs", "Attention", "The layers", "Generation", "Classroom"]
 class _NotRun:
     """Stands in for the page st.navigation returns: app.py calls its run(), which does nothing."""
 
+    url_path = ""  # app.py tells ui.lecture where the reader is: Home, on no step of the path
+
     def run(self) -> None:
         pass
 

@@ -17,6 +17,7 @@ from transformer.device import select_device
 from transformer.inputs import Source, encode_source
 from transformer.pretrained import Decoding, LoadedModel, PretrainedError, load_pretrained, snapshot_steps
 from transformer.trace import Trace, run_trace
+from ui import lecture
 from ui.cache_keys import one_spelling
 from ui.frame import CHOICE_KEY, DEFAULT_MODEL, MODELS
 from ui.turns import TURNS, page_notice, queued
@@ -100,7 +101,7 @@ def loaded(snapshots_allowed: bool = False) -> LoadedModel:
         return _load(str(MODELS[name][1]), DEVICE, snapshot if snapshots_allowed else None)
     except PretrainedError as err:
         st.error(f"The model could not be loaded. {err}")
-        st.stop()
+        lecture.stop()  # Back and Next stay: the neighbours may not need this model
         raise  # st.stop() raises; this line only satisfies type checkers
 
 

@@ -8,7 +8,7 @@ import streamlit as st
 
 from transformer.inputs import Source
 from transformer.pretrained import LoadedModel
-from ui import language, state
+from ui import language, lecture, state
 from ui import model as model_io
 from ui.frame import header
 from ui.render import styles
@@ -81,7 +81,7 @@ def fresh(p: Page) -> Page:
 
 
 def require_sentence(p: Page) -> None:
-    """Stop the page with a clear message when there is nothing to show."""
+    """Stop the page with a clear message when there is nothing to show (and still Back and Next)."""
     if p.src.empty:
         st.info("Type an English sentence in the sidebar (or pick a preset) to see the model at work.")
-        st.stop()
+        lecture.stop()

@@ -62,14 +62,29 @@ def cut_to_limit(text: str, limit: int, box: str = "the sentence box") -> tuple[
                           f"was cut after character {limit:,}, and {box} now holds what is kept.")
 
 
-def _on_sentence() -> None:
-    """The sentence box's callback: text over MAX_CHARS is cut there, and the page says so."""
-    text, notice = cut_to_limit(st.session_state["atlas_sentence_box"], MAX_CHARS)
+def _on_sentence(key: str = "atlas_sentence_box") -> None:
+    """A sentence box's callback: text over MAX_CHARS is cut there, and the page says so."""
+    text, notice = cut_to_limit(st.session_state[key], MAX_CHARS)
     if notice:
         st.session_state[CUT_KEY] = notice
     else:
         st.session_state.pop(CUT_KEY, None)
     state.update(sentence=text)
+
+
+HOME_BOX = "atlas_home_sentence"  # Home's own box, in its main column
+
+
+def sentence_box(sel: Selection, key: str = "atlas_sentence_box", label: str = "English sentence") -> None:
+    """A box holding the shared sentence: the sidebar's, and Home's in its main column (`HOME_BOX`: on a
+    1440×900 screen the sidebar's is below the list of pages). Either writes the selection, and each is
+    seeded from it, so both show the same sentence."""
+    _seed(key, sel.sentence)
+    st.text_area(
+        label, key=key, height=100, on_change=_on_sentence, args=(key,),
+        help=f"Shared by every page and kept in the link, so a copied URL shows the same view. Up "
+             f"to {MAX_CHARS:,} characters: longer text is cut, and the page says so.",
+    )
 
 
 def _pick_preset() -> None:
@@ -85,12 +100,7 @@ def sidebar(sel: Selection, lm: LoadedModel) -> Selection:
         picker(on_switch=_model_switched)
         st.subheader("Your sentence")
         st.selectbox("Presets", ["—", *presets()], key="atlas_preset", on_change=_pick_preset)
-        _seed("atlas_sentence_box", sel.sentence)
-        st.text_area(
-            "English sentence", key="atlas_sentence_box", height=100, on_change=_on_sentence,
-            help=f"Shared by every page and kept in the link, so a copied URL shows the same view. Up "
-                 f"to {MAX_CHARS:,} characters: longer text is cut, and the page says so.",
-        )
+        sentence_box(sel)
         decoder_reads.sidebar(sel, lm)
         with st.expander("Display", expanded=False):
             _seed("atlas_one_based", sel.one_based)
