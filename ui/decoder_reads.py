@@ -62,9 +62,13 @@ def words(chosen: DecoderInput | None) -> str:
     if chosen is None:
         return ""
     what = {"beam": "the beam translation that Home shows", "greedy": "the model's greedy translation",
-            "own": "your own German prefix (you wrote it; the model only reads it)"}[chosen.used]  # fmt: skip
+            "own": "your own German prefix (you wrote it; the model only reads it)",
+            "forced": "the tokens generated below, with those you forced (the model reads them as if it had "
+                      "written them)"}[chosen.used]  # fmt: skip
     fallback = " (your prefix could not be used: see the sidebar)" if chosen.problem else ""
+    change = ("Clear the forcing below to go back to the sidebar's choice." if chosen.used == "forced" else
+              "Change it in the sidebar under “The decoder reads”.")  # fmt: skip
     return (
         f"Decoder positions are the decoder's input: `<s>` and then {what}{fallback}, one position per "
-        "token. Change it in the sidebar under “The decoder reads”."
+        f"token. {change}"
     )

@@ -5,7 +5,8 @@ frozen (`ui.frozen`: turned into the browser's JSON once, not by every session t
 going back to a layer or head seen before draws without building a figure, and a figure that did not
 change (e.g. the cross-attention when only the head moved) is not drawn again. Cross-attention rows
 say which token they write (`ui.rows`). The decoder reads `<s>` + the session's decoder input
-(`ui.model.decoder_input`, named by `Selection.decoder_choice`): by default the translation Home shows.
+(`ui.model.decoder_input`, named by `Selection.decoder_choice`): by default the translation Home shows;
+the decoder page passes its ids, which a forcing of the reader's may have changed (`ui.forcing`).
 """
 
 from __future__ import annotations
@@ -33,10 +34,12 @@ def beam_settings(d: Decoding) -> tuple[str, str | None]:
     expander; None for the paper's own settings)."""
     if (d.beam_size, d.alpha) == (Decoding().beam_size, Decoding().alpha):
         return f"This model uses the paper's settings: {d.beam_size} kept, α = {d.alpha:g}.", None
-    return (f"This model keeps {d.beam_size} translations and uses α = {d.alpha:g} (the paper: 4 and 0.6). "
-            "Like the paper, we tried several values on sentences kept apart from training for this "
-            "purpose and kept the one whose translations came closest to translations written by people.",
-            f"{d.chosen_on}. The model card (`pretrained/MODEL_CARD.md`) explains these scores.")
+    return (
+        f"This model keeps {d.beam_size} translations and uses α = {d.alpha:g} (the paper: 4 and 0.6). "
+        "Like the paper, we tried several values on sentences kept apart from training for this "
+        "purpose and kept the one whose translations came closest to translations written by people.",
+        f"{d.chosen_on}. The model card (`pretrained/MODEL_CARD.md`) explains these scores.",
+    )
 
 
 def greedy_prefix(model_id: str, sentence: str, n: int, start: tuple[int, ...] = ()) -> list[int]:
@@ -74,10 +77,18 @@ def names(sel: Selection, n_layers: int, n_heads: int) -> tuple[list[str], list[
             [f"layer {sel.show_layer(i)}" for i in range(n_layers)])  # fmt: skip
 
 
+def _read(model_id: str, text: str, sel: Selection, ids: tuple[int, ...] | None):
+    """The trace of the decoder reading `<s>` + `ids`, or the decoder input the selection names."""
+    if ids is None:
+        return model_io.decoder_trace(model_id, text, sel.decoder_choice)
+    return model_io.trace(model_id, text, ids)
+
+
 @st.cache_resource(max_entries=64, show_spinner=False)
-def self_figure(model_id: str, text: str, sel: Selection):
-    """The masked self-attention of the selection's decoder layer and head (on the decoder input it names)."""
-    lm, tr = model_io.by_id(model_id), model_io.decoder_trace(model_id, text, sel.decoder_choice)
+def self_figure(model_id: str, text: str, sel: Selection, ids: tuple[int, ...] | None = None):
+    """The masked self-attention of the selection's decoder layer and head, on `<s>` + `ids` (default:
+    the decoder input the selection names; the decoder page passes a forced one, `ui.forcing`)."""
+    lm, tr = model_io.by_id(model_id), _read(model_id, text, sel, ids)
     head_names, _ = names(sel, lm.model.config.n_layers, lm.model.config.n_heads)
     labels = token_labels(tr.tgt_pieces, sel.pieces)
     fig = dec_viz.masked_attention_heatmap(
@@ -92,21 +103,32 @@ def self_figure(model_id: str, text: str, sel: Selection):
 
 
 @st.cache_resource(max_entries=64, show_spinner=False)
-def cross_figures(model_id: str, text: str, sel: Selection) -> tuple[dict, str | None, str | None]:
+def cross_figures(
+    model_id: str, text: str, sel: Selection, ids: tuple[int, ...] | None = None
+) -> tuple[dict, str | None, str | None]:
     """The layer's cross-attention averaged over the heads (with the numbers model's right answer) and
-    head by head; and the gold caption, or why there is no gold (`gold.marks`)."""
-    lm, tr = model_io.by_id(model_id), model_io.decoder_trace(model_id, text, sel.decoder_choice)
+    head by head, on `<s>` + `ids` as `self_figure`; and the gold caption, or why there is no gold
+    (`gold.marks`)."""
+    lm, tr = model_io.by_id(model_id), _read(model_id, text, sel, ids)
     cfg, colors = lm.model.config, palette(sel.palette)
     head_names, _ = names(sel, cfg.n_layers, cfg.n_heads)
     tgt = query_labels(model_id, tr, "decoder", "cross", sel.pieces)  # "reads → writes"
     src = token_labels(tr.src_pieces, sel.pieces)
     where = f"decoder layer {sel.show_layer()} of {cfg.n_layers}"
     cross = tr.attention("decoder", "cross", sel.layer)  # (H, T, S)
-    average = dec_viz.alignment_heatmap(cross, tgt, src, f"{where}: cross-attention, average of the heads",
-                                        colorscale=colors["sequential"])
+    average = dec_viz.alignment_heatmap(
+        cross, tgt, src, f"{where}: cross-attention, average of the heads", colorscale=colors["sequential"]
+    )
     right, why_not = gold.marks(average, tr, text, cross.mean(0), "heads averaged, this layer")
-    heads = grids.heads_grid(cross, tgt, src, head_names, f"{where}: cross-attention per head",
-                                 colorscale=colors["sequential"], max_cols=grid_columns(sel, "cross"))
+    heads = grids.heads_grid(
+        cross,
+        tgt,
+        src,
+        head_names,
+        f"{where}: cross-attention per head",
+        colorscale=colors["sequential"],
+        max_cols=grid_columns(sel, "cross"),
+    )
     figs = {"average": frozen(for_display(average, sel)), "heads": frozen(for_display(heads, sel))}
     return figs, right, why_not
 
