@@ -5,6 +5,7 @@ from __future__ import annotations
 import streamlit as st
 
 from ui.frame import header
+from viz.palette import diverging_note
 
 # on screen while PyTorch is imported
 header("Scaled dot-product attention, step by step", icon=":material/calculate:")
@@ -15,16 +16,11 @@ st.markdown(
     "Pick a stack, an attention sub-layer, a layer and a head; every number below is the model's own."
 )
 st.latex(r"\mathrm{Attention}(Q, K, V) = \mathrm{softmax}\!\left(\frac{QK^\top}{\sqrt{d_k}}\right)V")
-from ui import decoder_reads, rows  # noqa: E402
 from ui import model as model_io  # noqa: E402
+from ui import rows, steps  # noqa: E402
 from ui.page import fresh, require_sentence, setup  # noqa: E402
-from ui.render import figure_columns, show_figure  # noqa: E402
 from ui.sidebar import attention_picker  # noqa: E402
-from ui.steps import step_figures, switch_in_browser  # noqa: E402
 from ui.uniform import uniform_note  # noqa: E402
-from ui.url_state import url_widget  # noqa: E402
-from viz.labels import choices  # noqa: E402
-from viz.palette import diverging_note  # noqa: E402
 
 PAGE = setup()
 require_sentence(PAGE)
@@ -42,43 +38,13 @@ def steps_view() -> None:
     if trace is None:
         st.stop()
 
-    head = sel.head
-    query_labels = rows.query_labels(p.lm.model_id, trace, sel.stack, sel.kind, p.sel.pieces)
-    where = (
-        f"{sel.stack} {sel.kind}-attention, layer {sel.show_layer()} of {cfg.n_layers}, "
-        f"head {sel.show_head()} of {cfg.n_heads} ({sel.numbering})"
-    )
-    st.subheader(where)
-    if sel.stack == "decoder":
-        chosen = model_io.decoder_input(p.lm.model_id, p.src.text, sel.decoder_choice)
-        st.caption(decoder_reads.words(chosen) + (f" {rows.WRITES_NOTE}" if sel.kind == "cross" else ""))
+    st.subheader(steps.heading(sel, cfg.n_layers, cfg.n_heads))
+    rows.decoder_caption(p.lm.model_id, p.src.text, sel)
 
-    query_options = [None, *range(len(query_labels))]
-    query_key = f"steps_query_{sel.stack}_{len(query_labels)}"
-    url_widget("q", query_key, None, query_options)
-    query_names = choices(query_labels)
-    row = st.selectbox(
-        "Follow one query through every step (framed in red)",
-        query_options,
-        format_func=lambda i: "—" if i is None else query_names[i],
-        key=query_key,
-    )
-    figs = step_figures(p.lm.model_id, p.src.text, sel, row)
+    row = steps.query_picker(p.lm.model_id, trace, sel, p.sel.pieces)
+    figs = steps.step_figures(p.lm.model_id, p.src.text, sel, row)
     shown: list[str] = []
-
-    def step(title: str, formula: str, text: str, names: list[str], caption: str | None = None) -> None:
-        """One step: its formula and explanation side by side, then its figure(s) side by side. In
-        presenter mode (large type, often a narrow projector) everything stands one under another."""
-        st.header(title)
-        left, right = (st, st) if sel.presenter else st.columns([2, 3])
-        left.latex(formula)
-        right.markdown(text)
-        for place, name in zip(figure_columns(len(names)), names):
-            with place:
-                show_figure(figs[name], key=f"steps_{name}", displayed=True)
-        shown.extend(names)
-        if caption:
-            st.caption(caption)
+    step = steps.stepper(sel, figs, shown)
 
     source = "the decoder" if sel.stack == "decoder" else "the encoder"
     kv_source = "the encoder's output" if sel.kind == "cross" else "the same sequence"
@@ -126,7 +92,7 @@ def steps_view() -> None:
         ["mask", "masked"] if blocks else ["mask"],  # nothing blocked: the masked scores are step 3's
         "Gaps marked −∞ (blocked) on hover." if blocks else "Nothing is blocked here, so the scores after "
         "the mask are exactly step 3's scores (the decoder's self-attention shows both).",
-    )
+    )  # fmt: skip
     step(
         "5 · Softmax: scores become weights",
         r"\alpha_{ij} = \frac{e^{\tilde S_{ij} + M_{ij}}}{\sum_{j'} e^{\tilde S_{ij'} + M_{ij'}}}",
@@ -134,7 +100,7 @@ def steps_view() -> None:
         "This is the attention pattern the other pages draw.",
         ["pattern"],
     )
-    uniform_note(trace, sel.stack, sel.kind, sel.layer, head)
+    uniform_note(trace, sel.stack, sel.kind, sel.layer, sel.head)
     step(
         "6 · Weighted sum of the values",
         r"z_i = \sum_j \alpha_{ij}\, v_j, \qquad Z = \alpha V",
@@ -146,13 +112,8 @@ def steps_view() -> None:
 
     if row is not None:
         st.header("One query, start to finish")
-        show_figure(
-            figs["journey"],
-            key="steps_journey",
-            caption="Top: the row of scaled scores; bottom: the same row after the mask and softmax.",
-            displayed=True,
-        )
-        shown.append("journey")
-    switch_in_browser(p.lm.model_id, p.src.text, sel, row, figs, shown)
+        steps.show_journey(figs, shown)
+    steps.switch_in_browser(p.lm.model_id, p.src.text, sel, row, figs, shown)
+
 
 steps_view()

@@ -6,6 +6,9 @@ from __future__ import annotations
 import streamlit as st
 
 from ui.frame import ACTIVATION_NAMES, chosen_dir, header, shipped_config
+from ui.url_state import url_widget
+from viz.labels import token_labels
+from viz.palette import diverging_note
 
 header("Encoder layer", icon=":material/layers:")  # on screen while PyTorch is imported
 if (config := shipped_config(chosen_dir())) is not None:  # read without PyTorch; None: loading says why
@@ -19,47 +22,21 @@ if (config := shipped_config(chosen_dir())) is not None:  # read without PyTorch
         "**LayerNorm** (each vector is shifted and scaled to mean 0 and variance 1, then given a learned "
         "scale and offset): LayerNorm(x + Sublayer(x)), as in the paper."
     )
+from ui import encoder_layer  # noqa: E402
 from ui import model as model_io  # noqa: E402
-from ui import state  # noqa: E402
 from ui.page import require_sentence, setup  # noqa: E402
 from ui.render import show_figure  # noqa: E402
-from ui.url_state import url_widget  # noqa: E402
-from viz import layers as layer_viz  # noqa: E402
-from viz.labels import token_labels  # noqa: E402
-from viz.palette import diverging_note  # noqa: E402
 
 p = setup()
 require_sentence(p)
 cfg = p.lm.model.config
-sel = p.sel
-off = int(sel.one_based)
-layer = (
-    st.slider(
-        f"Encoder layer ({sel.numbering})", off, p.n_layers - 1 + off, sel.layer + off, key="atlas_layer"
-    )
-    - off
-)
-if layer != sel.layer:
-    sel = state.update(layer=layer)
+sel, layer = encoder_layer.layer_slider(p)
 shown = sel.show_layer(layer)
 
 # Encoder activations do not depend on the decoder input, so skip the translation (decoder = <s>).
 tr = model_io.trace(p.lm.model_id, p.src.text, target_ids=())
 labels = token_labels(tr.src_pieces, p.sel.pieces)
-base = f"encoder.layers.{layer}"
-layer_input = (
-    tr.get("src_pos_enc.hook_sum") if layer == 0 else tr.get(f"encoder.layers.{layer - 1}.hook_norm2")
-)
-input_name = "embedding + PE" if layer == 0 else f"output of layer {sel.show_layer(layer - 1)}"
-stages = [
-    (f"input x ({input_name})", layer_input),
-    ("self-attention output", tr.get(f"{base}.self_attn.hook_out")),
-    ("x + attention (residual)", tr.get(f"{base}.hook_resid_attn")),
-    ("LayerNorm 1", tr.get(f"{base}.hook_norm1")),
-    ("FFN output", tr.get(f"{base}.ffn.hook_out")),
-    ("LayerNorm 1 + FFN (residual)", tr.get(f"{base}.hook_resid_ffn")),
-    ("LayerNorm 2 = layer output", tr.get(f"{base}.hook_norm2")),
-]
+stages = encoder_layer.stages(tr, layer, sel)
 
 st.header(f"Layer {shown} of {p.n_layers}, stage by stage")
 st.caption(
@@ -69,15 +46,13 @@ st.caption(
 stage_names = [name for name, _ in stages]
 stage_options = list(range(len(stage_names)))  # by index: the first stage's name depends on the layer
 url_widget("stage", "enc_stage", len(stage_names) - 1, stage_options)
-picked = stage_names[st.radio("Stage", stage_options, format_func=lambda i: stage_names[i], horizontal=True,
-                              key="enc_stage")]
+picked = stage_names[
+    st.radio("Stage", stage_options, format_func=lambda i: stage_names[i], horizontal=True, key="enc_stage")
+]
 values = dict(stages)[picked]
 show_figure(
-    layer_viz.activation_heatmap(
-        values,
-        labels,
-        f"Layer {shown}: {picked} ({len(labels)} × {cfg.d_model})",
-        colorscale=p.colors["diverging"],
+    encoder_layer.stage_figure(
+        values, labels, f"Layer {shown}: {picked} ({len(labels)} × {cfg.d_model})", p.colors
     ),
     key="enc_stage_heatmap",
 )
@@ -88,19 +63,16 @@ st.markdown(
     "learned scale)."
 )
 show_figure(
-    layer_viz.stage_norms(
-        stages,
-        labels,
-        f"Layer {shown}: length of each token's vector at each stage",
-        colors=p.colors["categorical"],
+    encoder_layer.norms_figure(
+        stages, labels, f"Layer {shown}: length of each token's vector at each stage", p.colors
     ),
     key="enc_stage_norms",
     caption="One line per token (click a legend entry to hide it).",
 )
 
 st.header("Inside the feed-forward network")
-hidden = tr.get(f"{base}.ffn.hook_hidden")  # (S, d_ff)
-zero_share = float(layer_viz.ffn_zero_fraction(hidden, cfg.activation).mean())
+hidden = encoder_layer.ffn_hidden(tr, layer)  # (S, d_ff)
+zero_share = encoder_layer.zero_share(hidden, cfg.activation)
 act = ACTIVATION_NAMES[cfg.activation]
 if cfg.activation == "relu":
     st.markdown(
@@ -113,15 +85,14 @@ if cfg.activation == "relu":
 else:
     st.markdown(
         f"The FFN first expands each token to d_ff = {cfg.d_ff} hidden units and applies **SiLU**, x·σ(x) "
-        "(Marian's \"swish\", the activation this checkpoint was trained with; the paper uses ReLU, "
+        '(Marian\'s "swish", the activation this checkpoint was trained with; the paper uses ReLU, '
         "max(0, ·)). SiLU passes large positive units almost unchanged and squeezes negative ones into "
         "small values between −0.28 and 0 instead of cutting them to exactly zero. In this layer "
         f"**{zero_share:.0%}** of the hidden units are at or below zero on average: nearly switched off."
     )
 show_figure(
-    layer_viz.ffn_hidden_figure(
-        hidden, labels, f"Layer {shown}: FFN hidden activations after {act}",
-        colorscale=p.colors["sequential"], activation=cfg.activation,
+    encoder_layer.ffn_figure(
+        hidden, labels, f"Layer {shown}: FFN hidden activations after {act}", p.colors, cfg.activation
     ),
     key="enc_ffn_hidden",
     caption="Left: the hidden units (rows = tokens, columns = units). Right: the share of units that are 0.",
@@ -133,12 +104,8 @@ st.markdown(
     "The left panel gives the cosine similarity between a token's vector before and after each layer "
     "(1 = same direction, 0 = unrelated); the right panel its length."
 )
-reps = [tr.get("src_pos_enc.hook_sum"), *(tr.layer_output("encoder", i) for i in range(p.n_layers))]
-names = ["input", *(f"layer {sel.show_layer(i)}" for i in range(p.n_layers))]
 show_figure(
-    layer_viz.layer_changes(
-        reps, labels, names, "Each token's vector through the encoder", colors=p.colors["categorical"]
-    ),
+    encoder_layer.changes_figure(tr, labels, sel, p.n_layers, p.colors),
     key="enc_layer_changes",
     caption=f"'input' is the scaled embedding plus positional encoding. Layers are numbered {sel.numbering}.",
 )

@@ -8,6 +8,7 @@ from dataclasses import replace
 import streamlit as st
 
 from ui.frame import chosen_dir, header, shipped_config
+from viz.palette import diverging_note
 
 header("Multi-head attention", icon=":material/tune:")  # on screen while PyTorch is imported
 if (config := shipped_config(chosen_dir())) is not None:  # read without PyTorch; None: loading says why
@@ -18,17 +19,12 @@ if (config := shipped_config(chosen_dir())) is not None:  # read without PyTorch
         "next word, the verb, the word a pronoun stands for. Their outputs are then laid side by side and "
         "mixed by one more matrix, W^O."
     )
-from analysis.decoding import SPECIAL_PIECES  # noqa: E402
-from ui import decoder_reads, rows  # noqa: E402
 from ui import model as model_io  # noqa: E402
-from ui.multi_head import layer_figures, model_view_figure, switch_in_browser  # noqa: E402
+from ui import multi_head, rows  # noqa: E402
 from ui.page import fresh, require_sentence, setup  # noqa: E402
 from ui.render import show_figure  # noqa: E402
 from ui.sidebar import attention_picker, step_slider  # noqa: E402
 from ui.uniform import uniform_note  # noqa: E402
-from ui.url_state import url_widget  # noqa: E402
-from viz.labels import choices  # noqa: E402
-from viz.palette import diverging_note  # noqa: E402
 
 PAGE = setup(snapshots=True)
 step_slider()  # the numbers model ships weights from earlier training steps
@@ -47,9 +43,7 @@ def heads_view() -> None:
     tr = model_io.decoder_trace(p.lm.model_id, p.src.text, sel.decoder_choice)
     q_labels = rows.query_labels(p.lm.model_id, tr, sel.stack, sel.kind, p.sel.pieces)
     numbering = f"Layers and heads are numbered {sel.numbering}."
-    if sel.stack == "decoder":
-        chosen = model_io.decoder_input(p.lm.model_id, p.src.text, sel.decoder_choice)
-        st.caption(decoder_reads.words(chosen) + (f" {rows.WRITES_NOTE}" if sel.kind == "cross" else ""))
+    rows.decoder_caption(p.lm.model_id, p.src.text, sel)
 
     st.header("All heads of one layer")
     grid_place = st.container()
@@ -62,24 +56,8 @@ def heads_view() -> None:
         "head. It opens on the lines leaving one query token, the first word (eight heads × every token "
         "is a thicket); pick another token, or **all tokens** for the whole picture."
     )
-    all_heads = list(range(p.n_heads))
-    url_widget("heads", "mh_heads", all_heads, all_heads, offset=int(sel.one_based))
-    chosen_heads = st.multiselect(  # a row of its own, chips named by number: all eight show
-        f"Heads to draw ({sel.numbering})", all_heads, format_func=lambda h: f"{sel.show_head(h)}",
-        key="mh_heads")
-    pieces = tr.query_pieces(sel.stack)
-    first_word = next((i for i, piece in enumerate(pieces) if piece not in SPECIAL_PIECES), 0)
-    token_options = [None, *range(len(q_labels))]  # None: all tokens
-    token_key = "mh_token"
-    url_widget("tok", token_key, first_word, token_options)
-    q_names = choices(q_labels)
-    token = st.selectbox(
-        "Query token",
-        token_options,
-        key=token_key,
-        format_func=lambda i: "all tokens" if i is None else q_names[i],
-    )
-    figs = layer_figures(p.lm.model_id, p.src.text, shown, tuple(chosen_heads), token)
+    chosen_heads, token = multi_head.head_view_picker(sel, tr, q_labels, p.n_heads)
+    figs = multi_head.layer_figures(p.lm.model_id, p.src.text, shown, tuple(chosen_heads), token)
     with grid_place:
         show_figure(
             figs["grid"],
@@ -108,7 +86,7 @@ def heads_view() -> None:
         "spread-out heads."
     )
     show_figure(
-        model_view_figure(p.lm.model_id, p.src.text, replace(shown, layer=0)),
+        multi_head.model_view_figure(p.lm.model_id, p.src.text, replace(shown, layer=0)),
         key="mh_model_view",
         caption=f"Rows of the grid are layers, columns are heads; in each thumbnail rows = queries "
         f"(attending), columns = keys (attended to). Hover for the token names and the weight in whole "
@@ -136,7 +114,7 @@ def heads_view() -> None:
         f"colourbar under its panel. {numbering}",
         displayed=True,
     )
-    switch_in_browser(p.lm.model_id, p.src.text, shown, tuple(chosen_heads), token, p.n_heads)
+    multi_head.switch_in_browser(p.lm.model_id, p.src.text, shown, tuple(chosen_heads), token, p.n_heads)
 
 
 heads_view()

@@ -5,17 +5,15 @@ from __future__ import annotations
 import streamlit as st
 
 from ui.frame import header
+from ui.url_state import url_widget
+from viz.labels import WORD_START, token_labels
+from viz.palette import diverging_note
 
 header("Tokens & embeddings", icon=":material/text_fields:")  # on screen while PyTorch is imported
-from analysis import inputs as analysis  # noqa: E402
 from ui import embeddings  # noqa: E402
 from ui import model as model_io  # noqa: E402
 from ui.page import require_sentence, setup  # noqa: E402
 from ui.render import literal_markdown, show_figure, show_table  # noqa: E402
-from ui.url_state import url_widget  # noqa: E402
-from viz import embeddings as viz_embed  # noqa: E402
-from viz.labels import WORD_START, token_labels  # noqa: E402
-from viz.palette import diverging_note  # noqa: E402
 
 p = setup()
 require_sentence(p)
@@ -34,15 +32,7 @@ st.markdown(
     "spelled as its UTF-8 bytes (`<0xF0>` …) where the tokenizer allows it. The encoder input ends with "
     "`</s>`, the end-of-sentence token. Each piece is then just a number: its **id**."
 )
-show_table(
-    {
-        "position": list(range(len(pieces))),
-        "piece": pieces,
-        "id": trace.src_ids,
-        "starts a word": ["yes" if piece.startswith(WORD_START) else "" for piece in pieces],
-    },
-    key="tokens_table",
-)
+show_table(embeddings.tokens_table(trace), key="tokens_table")
 st.caption(f"{len(pieces)} tokens, `</s>` included. The same piece always gets the same id.")
 
 st.header("2 · Embedding rows")
@@ -53,16 +43,14 @@ st.markdown(
     "decoder's last vectors into next-token scores. A repeated piece gets an identical row."
 )
 show_figure(
-    viz_embed.embedding_heatmap(trace.get("src_embed.hook_embed"), labels,
-                                "Raw embedding rows E[x]: one row per token", p.colors["diverging"]),
+    embeddings.rows_figure(trace, labels, p.colors),
     key="embed_rows",
     caption="Rows = tokens of your sentence, columns = the d_model dimensions; "
     f"{diverging_note(p.colors)}. Hover for exact values.",
 )
 
 st.header("3 · Scaling by √d_model")
-sizes = analysis.scale_summary(trace.get("src_embed.hook_embed"), trace.get("src_embed.hook_scaled"),
-                               trace.get("src_pos_enc.hook_pe"))
+sizes = embeddings.scale_summary(trace)
 st.markdown(
     "Before the positional encoding is added, every row is multiplied by √d_model "
     f"(here √{cfg.d_model} ≈ {sizes.sqrt_d_model:.2f}). The paper states this step (§3.4) without "
@@ -77,7 +65,7 @@ cols[1].metric("typical entry of E[x] (RMS)", f"{sizes.rms_embed:.4f}")
 cols[2].metric("typical entry of E[x]·√d_model", f"{sizes.rms_scaled:.4f}")
 cols[3].metric("typical entry of PE(pos)", f"{sizes.rms_pe:.4f}")
 show_figure(
-    viz_embed.scale_bars(sizes.norm_embed, sizes.norm_scaled, sizes.norm_pe, labels, sizes.sqrt_d_model),
+    embeddings.scale_figure(sizes, labels),
     key="embed_scale",
     caption="Length (Euclidean norm) of each token's vector. Scaling multiplies every length by √d_model; "
     f"every PE row has the same length √(d_model/2) = {(cfg.d_model / 2) ** 0.5:.2f}.",
@@ -85,12 +73,11 @@ show_figure(
 
 st.header("4 · Which tokens look alike?")
 base = embeddings.vocabulary_similarity(p.lm.model_id)  # measured once per model, over its whole vocabulary
-raw_rows = trace.get("src_embed.hook_embed")  # (S, D)
 st.markdown(
     "Cosine similarity compares the direction of two vectors: 1 means the same direction, 0 unrelated, "
     "−1 opposite. Read it against a baseline: two pieces drawn at random from the whole vocabulary already "
     f"score **{base.raw:.2f}** on average ({base.pairs:,} random pairs of its {base.rows:,} rows), and the "
-    f"pieces of your sentence {analysis.mean_off_diagonal(analysis.cosine_similarity(raw_rows)):.2f}. "
+    f"pieces of your sentence {embeddings.raw_mean(trace):.2f}. "
     "So a high cosine here says little. The rows share one large direction, the **mean row** of the "
     f"matrix: a typical row's cosine with it is {base.along_mean:.2f}. The same matrix scores every "
     "vocabulary entry at the output, where a part that all rows share adds the same amount to every "
@@ -115,17 +102,17 @@ elif (preset := embeddings.preset_with_repeat(p.lm.model_id)) is not None:
     st.button(f"Use “{preset}”", key="embed_repeat_preset", on_click=embeddings.use_preset, args=(preset,))
 compared = {embeddings.RAW: "embedding rows E[x]",
             embeddings.CENTRED: "centred rows E[x] − mean row (the shared direction removed)",
-            embeddings.WITH_POSITIONS: "E[x]·√d_model + PE(pos) (input of encoder layer 1)"}
+            embeddings.WITH_POSITIONS: "E[x]·√d_model + PE(pos) (input of encoder layer 1)"}  # fmt: skip
 url_widget("compare", "embed_compare", embeddings.RAW, list(compared))
 choice = st.radio("Compare", list(compared), format_func=compared.get, horizontal=True, key="embed_compare")
 similarity = embeddings.similarity(trace, choice, base)  # (S, S)
 versus = {embeddings.RAW: f" (random pairs of the vocabulary: {base.raw:.2f})",
-          embeddings.CENTRED: f" (random centred pairs: {base.centred:.2f})"}.get(choice, "")
+          embeddings.CENTRED: f" (random centred pairs: {base.centred:.2f})"}.get(choice, "")  # fmt: skip
 title = f"Cosine similarity of {compared[choice].split(' (')[0]}"
 show_figure(
-    viz_embed.similarity_heatmap(similarity, labels, title, p.colors["diverging"]),
+    embeddings.similarity_figure(similarity, labels, title, p.colors),
     key="embed_similarity",
     caption=f"{diverging_note(p.colors).capitalize()}. Mean over the pairs of your sentence: "
-    f"{analysis.mean_off_diagonal(similarity):.2f}{versus}. Scaling does not change a cosine: E[x] and "
+    f"{embeddings.pair_mean(similarity):.2f}{versus}. Scaling does not change a cosine: E[x] and "
     "E[x]·√d_model give the same picture.",
 )

@@ -9,6 +9,7 @@ stays short enough to read, and no file cites a document the repository does not
 
 from __future__ import annotations
 
+import ast
 import re
 from pathlib import Path
 
@@ -16,9 +17,11 @@ ROOT = Path(__file__).resolve().parents[1]
 TRANSFORMER_LINES = 2200  # `wc -l transformer/*.py`: the model alone
 README_LINES = 300
 UI_LINES = 300  # a module of ui/: one job
+THIN_PAGE_LINES = 120  # a page: its prose, layout and widgets; its builders live in one module of ui/
+NOT_YET_THIN = {"Decoder_and_generation.py"}
 # Not the project's files: the virtual environment, caches, and what data and training runs write.
 SKIP_DIRS = {".venv", ".git", ".pytest_cache", ".ruff_cache", "__pycache__", "node_modules", "data", "runs",
-             "artifacts"}
+             "artifacts"}  # fmt: skip
 TEXT_SUFFIXES = {".py", ".md", ".toml", ".txt", ".cfg", ".ini", ".yml", ".yaml", ".sh", ".ipynb"}
 ISSUE_NUMBER = re.compile(r"\bissues?[\s_-]*#?\d+", re.IGNORECASE)
 # Conventions once kept in files outside the repository; CONTRIBUTING.md holds them now.
@@ -69,6 +72,48 @@ def test_no_page_and_no_transformer_module_is_too_long_to_read_at_once():
     assert len(pages) >= 10
     assert not [(p.name, lines(p)) for p in pages if lines(p) > 200]
     assert not [(p.name, lines(p)) for p in transformer_files() if lines(p) > 350]
+
+
+def is_cache(node: ast.expr) -> bool:
+    """`st.cache_data`, `st.cache_resource` (any `st.cache_*`)."""
+    on_streamlit = isinstance(node, ast.Attribute) and ast.unparse(node.value) in {"st", "streamlit"}
+    return on_streamlit and node.attr.startswith("cache_")
+
+
+def cache_definitions(source: str) -> list[int]:
+    """Lines where `source` makes a Streamlit cache: `@st.cache_data` or `@st.cache_resource(...)` on a
+    function, or `st.cache_data(f)`."""
+    found = []
+    for node in ast.walk(ast.parse(source)):
+        if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef):
+            decorators = [d.func if isinstance(d, ast.Call) else d for d in node.decorator_list]
+            found += [d.lineno for d in decorators if is_cache(d)]
+        elif isinstance(node, ast.Call) and node.args:  # st.cache_data(f), st.cache_data(max_entries=2)(f)
+            wrapper = node.func.func if isinstance(node.func, ast.Call) else node.func
+            found += [node.lineno] if is_cache(wrapper) else []
+    return found
+
+
+def test_every_page_is_thin():
+    """Every page but the decoder's holds at most 120 lines and defines no cache: its prose, layout and
+    widgets stay on the page; its figure builders, cached computations and helpers live in one module of
+    ui/ (`ui/generation.py` is the pattern, CONTRIBUTING.md)."""
+    pages = [p for p in sorted((ROOT / "pages").glob("*.py")) if p.name not in NOT_YET_THIN]
+    assert len(pages) >= 10  # not vacuous
+    too_long = [(p.name, lines(p)) for p in pages if lines(p) > THIN_PAGE_LINES]
+    assert not too_long, f"pages over {THIN_PAGE_LINES} lines: {too_long}: move their builders to ui/"
+    caching = [(p.name, n) for p in pages for n in cache_definitions(p.read_text(encoding="utf-8"))]
+    assert not caching, f"caches defined on pages (page, line): {caching}: cache in ui/, not on a page"
+
+
+def test_the_cache_check_sees_them():
+    made = ("@st.cache_data\ndef f(): ...", "@st.cache_resource(max_entries=2)\ndef f(): ...",
+            "g = st.cache_data(f)", "g = st.cache_data(show_spinner=False)(f)")  # fmt: skip
+    for source in made:
+        assert cache_definitions(source) == [1], source
+    for source in ("st.cache_data.clear()", "@st.fragment\ndef f(): ...", "g = cache(f)"):
+        assert not cache_definitions(source), source
+    assert cache_definitions((ROOT / "ui" / "positional.py").read_text(encoding="utf-8"))  # a real one
 
 
 def test_every_ui_module_has_one_job_and_reads_at_once():

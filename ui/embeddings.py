@@ -1,5 +1,6 @@
-"""The Tokens & embeddings page's similarity section: the baseline its cosines are read against (random
-pairs of the whole vocabulary, raw and centred, measured once per model) and a repeated piece to show."""
+"""The Tokens & embeddings page's tables and figures (§3.4), and its similarity section: the baseline its
+cosines are read against (random pairs of the whole vocabulary, raw and centred, measured once per model)
+and a repeated piece to show."""
 
 from __future__ import annotations
 
@@ -13,6 +14,8 @@ from transformer.trace import Trace
 from ui import model as model_io
 from ui import state
 from ui.presets import presets
+from viz import embeddings as viz_embed
+from viz.labels import WORD_START
 
 PRESET_KEY = "atlas_preset"  # the sidebar's preset picker (ui.sidebar)
 RAW, WITH_POSITIONS, CENTRED = 0, 1, 2  # what the page's similarity compares (its values in a link)
@@ -53,3 +56,55 @@ def use_preset(name: str) -> None:
     """A button's callback: the session's sentence becomes the preset `name` (as the sidebar picks it)."""
     st.session_state[PRESET_KEY] = name
     state.update(sentence=presets()[name])
+
+
+def tokens_table(trace: Trace) -> dict:
+    """The source's pieces, their ids and whether each starts a word, one column each."""
+    pieces = trace.src_pieces
+    return {
+        "position": list(range(len(pieces))),
+        "piece": pieces,
+        "id": trace.src_ids,
+        "starts a word": ["yes" if piece.startswith(WORD_START) else "" for piece in pieces],
+    }
+
+
+def rows_figure(trace: Trace, labels: list[str], colors: dict):
+    """The raw embedding rows E[x] of the source, one row per token."""
+    return viz_embed.embedding_heatmap(
+        trace.get("src_embed.hook_embed"),
+        labels,
+        "Raw embedding rows E[x]: one row per token",
+        colors["diverging"],
+    )
+
+
+def scale_summary(trace: Trace) -> analysis.ScaleSummary:
+    """The sizes of E[x], E[x]·√d_model and PE(pos) in the source (§3.4's scaling)."""
+    return analysis.scale_summary(
+        trace.get("src_embed.hook_embed"),
+        trace.get("src_embed.hook_scaled"),
+        trace.get("src_pos_enc.hook_pe"),
+    )
+
+
+def scale_figure(sizes: analysis.ScaleSummary, labels: list[str]):
+    """Each token's vector length before and after the scaling, beside PE's."""
+    return viz_embed.scale_bars(
+        sizes.norm_embed, sizes.norm_scaled, sizes.norm_pe, labels, sizes.sqrt_d_model
+    )
+
+
+def pair_mean(similarity: torch.Tensor) -> float:
+    """The mean cosine similarity over the pairs of a similarity matrix (S, S), its diagonal left out."""
+    return analysis.mean_off_diagonal(similarity)
+
+
+def raw_mean(trace: Trace) -> float:
+    """`pair_mean` of the source's raw embedding rows."""
+    return pair_mean(analysis.cosine_similarity(trace.get("src_embed.hook_embed")))
+
+
+def similarity_figure(similarity: torch.Tensor, labels: list[str], title: str, colors: dict):
+    """A cosine similarity matrix (S, S) of the source's tokens."""
+    return viz_embed.similarity_heatmap(similarity, labels, title, colors["diverging"])

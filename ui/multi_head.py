@@ -8,13 +8,16 @@ from dataclasses import replace
 
 import streamlit as st
 
+from analysis.decoding import SPECIAL_PIECES
+from transformer.trace import Trace
 from ui import live, rows
 from ui import model as model_io
 from ui.frozen import frozen
 from ui.render import for_display, grid_columns
 from ui.state import Selection
+from ui.url_state import url_widget
 from viz import concat, grids, multihead
-from viz.labels import token_labels
+from viz.labels import choices, token_labels
 from viz.palette import palette
 
 
@@ -22,6 +25,34 @@ def names(sel: Selection, n_layers: int, n_heads: int) -> tuple[list[str], list[
     """The heads' and the layers' names in the reader's numbering."""
     return ([f"head {sel.show_head(h)}" for h in range(n_heads)],
             [f"layer {sel.show_layer(i)}" for i in range(n_layers)])  # fmt: skip
+
+
+def head_view_picker(
+    sel: Selection, tr: Trace, q_labels: list[str], n_heads: int
+) -> tuple[list[int], int | None]:
+    """The head view's controls: the heads to draw and the query token (None: all tokens), which opens
+    on the first word."""
+    all_heads = list(range(n_heads))
+    url_widget("heads", "mh_heads", all_heads, all_heads, offset=int(sel.one_based))
+    chosen_heads = st.multiselect(  # a row of its own, chips named by number: all eight show
+        f"Heads to draw ({sel.numbering})",
+        all_heads,
+        format_func=lambda h: f"{sel.show_head(h)}",
+        key="mh_heads",
+    )
+    pieces = tr.query_pieces(sel.stack)
+    first_word = next((i for i, piece in enumerate(pieces) if piece not in SPECIAL_PIECES), 0)
+    token_options = [None, *range(len(q_labels))]  # None: all tokens
+    token_key = "mh_token"
+    url_widget("tok", token_key, first_word, token_options)
+    q_names = choices(q_labels)
+    token = st.selectbox(
+        "Query token",
+        token_options,
+        key=token_key,
+        format_func=lambda i: "all tokens" if i is None else q_names[i],
+    )
+    return chosen_heads, token
 
 
 def w_o(model, stack: str, kind: str, layer: int):
@@ -41,8 +72,9 @@ def _scope(model_id: str, text: str, sel: Selection, heads: tuple[int, ...], tok
 # back to a layer seen before draws without building a figure. Each is keyed by what it shows only:
 # the model view does not change with the layer, and then is not drawn again either.
 @st.cache_resource(max_entries=64, show_spinner=False)
-def layer_figures(model_id: str, text: str, sel: Selection, heads: tuple[int, ...],
-                  token: int | None) -> dict:
+def layer_figures(
+    model_id: str, text: str, sel: Selection, heads: tuple[int, ...], token: int | None
+) -> dict:
     """The heads grid, the head view (of `heads`, for query `token` or all) and Concat·W^O of a layer."""
     lm, tr = model_io.by_id(model_id), model_io.decoder_trace(model_id, text, sel.decoder_choice)
     cfg, colors = lm.model.config, palette(sel.palette)
@@ -138,8 +170,9 @@ ROLES = {
 }
 
 
-def switch_in_browser(model_id: str, text: str, sel: Selection, heads: tuple[int, ...], token: int | None,
-                      n_heads: int) -> None:
+def switch_in_browser(
+    model_id: str, text: str, sel: Selection, heads: tuple[int, ...], token: int | None, n_heads: int
+) -> None:
     """Mount the browser's switcher for the layer's figures (drawn as "mh_grid", "mh_head_view",
     "mh_concat")."""
     first = replace(sel, layer=0)
@@ -147,5 +180,12 @@ def switch_in_browser(model_id: str, text: str, sel: Selection, heads: tuple[int
     roles = {**ROLES, "mh_grid": grid}
     if not heads:
         roles.pop("mh_head_view")
-    live.live(_scope(model_id, text, sel, heads, token), {"layer": "atlas_layer"}, int(sel.one_based),
-              (sel.layer,), roles, _changes(model_id, text, first, heads, token), key="mh_live")
+    live.live(
+        _scope(model_id, text, sel, heads, token),
+        {"layer": "atlas_layer"},
+        int(sel.one_based),
+        (sel.layer,),
+        roles,
+        _changes(model_id, text, first, heads, token),
+        key="mh_live",
+    )

@@ -7,13 +7,15 @@ from dataclasses import replace
 
 import streamlit as st
 
+from transformer.trace import Trace
 from ui import live, rows
 from ui import model as model_io
 from ui.frozen import frozen
-from ui.render import column_width, for_display
+from ui.render import column_width, figure_columns, for_display, show_figure
 from ui.state import Selection
+from ui.url_state import url_widget
 from viz import steps as viz_steps
-from viz.labels import token_labels
+from viz.labels import choices, token_labels
 from viz.palette import palette
 
 # What each figure's rows and columns are, trace by trace (for the hovered token's row and column)
@@ -26,6 +28,61 @@ ROLES = {
     "z": [live.role("query", "dim")],
     "journey": [live.role(None, "key"), live.role(None, "key", "2")],
 }
+
+
+def heading(sel: Selection, n_layers: int, n_heads: int) -> str:
+    """The attention, layer and head the page shows, in the reader's numbering."""
+    return (
+        f"{sel.stack} {sel.kind}-attention, layer {sel.show_layer()} of {n_layers}, "
+        f"head {sel.show_head()} of {n_heads} ({sel.numbering})"
+    )
+
+
+def query_picker(model_id: str, trace: Trace, sel: Selection, pieces: bool) -> int | None:
+    """The query the page follows through every step (None: none), one choice per stack and length."""
+    query_labels = rows.query_labels(model_id, trace, sel.stack, sel.kind, pieces)
+    query_options = [None, *range(len(query_labels))]
+    query_key = f"steps_query_{sel.stack}_{len(query_labels)}"
+    url_widget("q", query_key, None, query_options)
+    query_names = choices(query_labels)
+    return st.selectbox(
+        "Follow one query through every step (framed in red)",
+        query_options,
+        format_func=lambda i: "—" if i is None else query_names[i],
+        key=query_key,
+    )
+
+
+def stepper(sel: Selection, figs: dict, shown: list[str]):
+    """The page's `step(title, formula, text, names, caption=None)`, drawing `figs[name]` for each of
+    `names` as "steps_<name>" and adding the names to `shown`."""
+
+    def step(title: str, formula: str, text: str, names: list[str], caption: str | None = None) -> None:
+        """One step: its formula and explanation side by side, then its figure(s) side by side. In
+        presenter mode (large type, often a narrow projector) everything stands one under another."""
+        st.header(title)
+        left, right = (st, st) if sel.presenter else st.columns([2, 3])
+        left.latex(formula)
+        right.markdown(text)
+        for place, name in zip(figure_columns(len(names)), names):
+            with place:
+                show_figure(figs[name], key=f"steps_{name}", displayed=True)
+        shown.extend(names)
+        if caption:
+            st.caption(caption)
+
+    return step
+
+
+def show_journey(figs: dict, shown: list[str]) -> None:
+    """The followed query's row from scaled scores to weights, drawn as "steps_journey"."""
+    show_figure(
+        figs["journey"],
+        key="steps_journey",
+        caption="Top: the row of scaled scores; bottom: the same row after the mask and softmax.",
+        displayed=True,
+    )
+    shown.append("journey")
 
 
 def _context(sel: Selection, layer: int, head: int) -> str:
@@ -81,8 +138,9 @@ def step_figures(model_id: str, text: str, sel: Selection, row: int | None) -> d
 
 
 @st.cache_resource(max_entries=32, show_spinner=False)
-def _changes(model_id: str, text: str, scope_sel: Selection, row: int | None, shown: tuple[str, ...],
-             _figs: dict) -> dict:
+def _changes(
+    model_id: str, text: str, scope_sel: Selection, row: int | None, shown: tuple[str, ...], _figs: dict
+) -> dict:
     """What changes in the shown figures `_figs` (drawn for `scope_sel`'s layer and head) for every
     layer and head of its stack and attention; cached by everything but the layer and head."""
     trace = model_io.decoder_trace(model_id, text, scope_sel.decoder_choice)
@@ -94,18 +152,27 @@ def _changes(model_id: str, text: str, scope_sel: Selection, row: int | None, sh
             for layer in range(cfg.n_layers) for head in range(cfg.n_heads)}  # fmt: skip
 
 
-def switch_in_browser(model_id: str, text: str, sel: Selection, row: int | None, figs: dict,
-                      shown: list[str]) -> None:
+def switch_in_browser(
+    model_id: str, text: str, sel: Selection, row: int | None, figs: dict, shown: list[str]
+) -> None:
     """Mount the browser's switcher for the figures `shown` (keys of `figs`, drawn as "steps_<name>")."""
-    first = _changes(model_id, text, replace(sel, layer=0, head=0), row, tuple(shown),
-                     step_figures(model_id, text, replace(sel, layer=0, head=0), row))
+    first = _changes(
+        model_id,
+        text,
+        replace(sel, layer=0, head=0),
+        row,
+        tuple(shown),
+        step_figures(model_id, text, replace(sel, layer=0, head=0), row),
+    )
     live.live(
         _scope(model_id, text, sel, row),
         {"layer": "atlas_layer", "head": "atlas_head"},
         int(sel.one_based),
         (sel.layer, sel.head),
         {f"steps_{name}": ROLES[name] for name in shown},
-        {where: {f"steps_{name}": change for name, change in per_fig.items()}
-         for where, per_fig in first.items()},  # fmt: skip
+        {
+            where: {f"steps_{name}": change for name, change in per_fig.items()}
+            for where, per_fig in first.items()
+        },  # fmt: skip
         key="steps_live",
     )
