@@ -210,7 +210,8 @@ def measure(
         links = linked_pairs(word_strings(src_pieces), word_strings(out_pieces), lexicon)
         n_src_words = max(src_word_of) + 1 if max(src_word_of) >= 0 else 0
         # keys: each source word, plus `</s>` as a key of its own
-        key_group = torch.tensor([w if w >= 0 else n_src_words for w in src_word_of], device=device)
+        # recorded tensors are CPU copies (transformer.hooks), wherever the model runs
+        key_group = torch.tensor([w if w >= 0 else n_src_words for w in src_word_of])
         for layer in range(n_dec):
             pattern = store[f"decoder.layers.{layer}.cross_attn.hook_pattern"][0].float()  # (H, T, S)
             p = pattern.clamp_min(1e-12)
@@ -219,7 +220,7 @@ def measure(
             if not links:
                 continue
             mean_rows = pattern.mean(0)  # (T, S) heads averaged
-            per_word = torch.zeros(mean_rows.size(0), n_src_words + 1, device=device)
+            per_word = torch.zeros(mean_rows.size(0), n_src_words + 1)
             per_word.index_add_(1, key_group, mean_rows)  # (T, words + 1)
             for i, j in links:
                 rows = [q for q, w in enumerate(tgt_word_of) if w == j]

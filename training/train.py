@@ -19,6 +19,7 @@ import json
 import math
 import os
 import signal
+import sys
 import threading
 import time
 from dataclasses import dataclass
@@ -100,6 +101,10 @@ def parse_args(argv=None) -> argparse.Namespace:
     p.add_argument(
         "--cooldown-steps", type=int, default=2000,
         help="steps the cool-down lasts; the run stops when it ends",
+    )  # fmt: skip
+    p.add_argument(
+        "--cooldown-minutes", type=float, default=0,
+        help="with --minutes: cool down over this many last minutes (steps estimated from the speed)",
     )  # fmt: skip
     p.add_argument("--smoothing", type=float, default=0.1)
     p.add_argument("--lexicon-share", type=float, default=0.5)
@@ -348,6 +353,19 @@ class Trainer:
         self.model.train()
         return result
 
+    def _plan_cooldown(self, deadline: float) -> None:
+        """--cooldown-minutes: once that much time is left, cool down over the steps it should hold."""
+        a, p = self.args, self.progress
+        if not a.cooldown_minutes or a.cooldown_at or deadline == math.inf or not p.seconds:
+            return
+        if deadline - time.time() > a.cooldown_minutes * 60:
+            return
+        seconds_per_step = (time.time() - self._started) / max(p.step - self._start_step, 1)
+        a.cooldown_at = p.step
+        a.cooldown_steps = max(1, int(a.cooldown_minutes * 60 / seconds_per_step))
+        self.log(f"cool-down from step {a.cooldown_at} over {a.cooldown_steps} steps (resume: --cooldown-at)")
+        self.log_json({"step": p.step, "cooldown_at": a.cooldown_at, "cooldown_steps": a.cooldown_steps})
+
     # ---- the loop ------------------------------------------------------------------------
     def train(self) -> None:
         a, p = self.args, self.progress
@@ -357,12 +375,15 @@ class Trainer:
             if self.spm_path != self.out / "spm.model":
                 (self.out / "spm.model").write_bytes(self.spm_path.read_bytes())
         deadline = time.time() + a.minutes * 60 if a.minutes else math.inf
+        self._started, self._start_step = time.time(), p.step
         if threading.current_thread() is threading.main_thread():
             for sig in (signal.SIGTERM, signal.SIGINT):
                 signal.signal(sig, self._request_stop)
         last_snapshot = time.time()
         self.model.train()
-        bar = tqdm(disable=self.rank != 0, initial=p.step, unit="step", dynamic_ncols=True)
+        # No bar in a log file (nohup, a remote run): log.jsonl holds the speed every 50 steps.
+        quiet = self.rank != 0 or not sys.stderr.isatty()
+        bar = tqdm(disable=quiet, initial=p.step, unit="step", dynamic_ncols=True)
         amp = a.amp == "bf16"
         done = self._should_stop(deadline)  # a resumed run may already be at --steps
         self._save_milestone()  # step 0: the initial weights
@@ -374,24 +395,26 @@ class Trainer:
             usable = len(batches) - len(batches) % self.world
             for b in range(p.batch_in_epoch, usable // self.world):
                 indices = batches[b * self.world + self.rank]
-                src, tgt = (t.to(self.device) for t in data.collate(pairs, indices, self.config.pad_id))
+                src, tgt = data.collate(pairs, indices, self.config.pad_id)
+                n_tokens = int((tgt[:, 1:] != self.config.pad_id).sum()) * self.world  # on the CPU: no sync
+                src, tgt = src.to(self.device, non_blocking=True), tgt.to(self.device, non_blocking=True)
                 t0 = time.time()
+                self._plan_cooldown(deadline)
                 lr = noam_lr(p.step + 1, self.config.d_model, a.warmup, a.lr_scale)
                 lr *= cooldown_factor(p.step + 1, a.cooldown_at, a.cooldown_steps)
                 loss = train_step(
                     self.ddp, self.optimizer, src, tgt, lr, self.config.pad_id, a.smoothing, amp
                 )
-                n_tokens = int((tgt[:, 1:] != self.config.pad_id).sum()) * self.world
                 dt = time.time() - t0
                 p.step, p.batch_in_epoch = p.step + 1, b + 1
                 p.tokens += n_tokens
                 p.seconds += dt
                 bar.update(1)
                 self._save_milestone()
-                bar.set_postfix(
-                    loss=f"{loss.item():.3f}", lr=f"{lr:.2e}", tok_s=f"{n_tokens / dt:.0f}", ep=p.epoch
-                )
-                if p.step % 50 == 0:
+                if p.step % 50 == 0:  # loss.item() waits for the GPU: not every step
+                    bar.set_postfix(
+                        loss=f"{loss.item():.3f}", lr=f"{lr:.2e}", tok_s=f"{n_tokens / dt:.0f}", ep=p.epoch
+                    )
                     self.log_json(
                         {
                             "step": p.step,

@@ -79,6 +79,10 @@ class Tokenizer:
         """Piece ids of ``text`` (no bos/eos)."""
         return self._sp.encode(text, out_type=int)
 
+    def encode_many(self, texts: list[str], threads: int = -1) -> list[list[int]]:
+        """``encode`` of each text, on `threads` threads (-1: SentencePiece's default, all cores)."""
+        return self._sp.encode(list(texts), out_type=int, num_threads=threads)
+
     def encode_pieces(self, text: str) -> list[str]:
         """Pieces of ``text``; ``▁`` marks the start of a word."""
         return self._sp.encode(text, out_type=str)

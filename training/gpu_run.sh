@@ -1,0 +1,49 @@
+#!/usr/bin/env bash
+# The wide model's run on a lent GPU (docs/TRAINING_LOG.md), from the repository root of a machine that
+# has PyTorch with CUDA, SentencePiece, sacrebleu and safetensors (no venv: its own python3).
+#
+# It reads the training corpus from .gpu/corpus.tar.xz (made here by `python -m training.pack_corpus pack
+# data/corpus .gpu/corpus.tar.xz`; carried, as it is git-ignored), trains d_model 256 from scratch for MINUTES (the last COOL of them a linear cool-down to 0),
+# first checking the whole path with a 20-step run, and writes to $OUT: the weights as fp16 in two files
+# (a file coming back may hold at most 16 MiB), config.json, log.jsonl and train.log. Join the halves
+# with `python -m training.join_halves`.
+set -euo pipefail
+MINUTES=${MINUTES:-7}
+COOL=${COOL:-1.5}
+OUT=${OUT:-runs/gpu-out}
+mkdir -p "$OUT"
+export PYTHONUNBUFFERED=1
+nvidia-smi --query-gpu=name,memory.total,driver_version --format=csv,noheader
+python3 -c 'import torch, sentencepiece, sacrebleu, safetensors; print("torch", torch.__version__)'
+python3 -m training.pack_corpus unpack .gpu/corpus.tar.xz data/corpus
+
+WIDE=(--corpus data/corpus --spm pretrained/spm.model --d-model 256 --d-ff 1024 --n-heads 8
+  --device cuda --amp bf16 --max-tokens 16000 --warmup 1500 --lr-scale 0.5
+  --valid-splits valid-everyday,valid,valid-tech --snapshot-minutes 100 --keep-snapshots 1)
+
+python3 -m training.train "${WIDE[@]}" --out runs/smoke --steps 20 --eval-every 10 \
+  --health-sentences 20 --eval-sentences 20 2>&1 | tail -5
+python3 -m training.train "${WIDE[@]}" --out runs/w256 --minutes "$MINUTES" --cooldown-minutes "$COOL" \
+  --eval-every 2000 2>&1 | tee "$OUT/train.log"
+
+python3 - "$OUT" <<'EOF'
+import sys
+from pathlib import Path
+
+from safetensors.torch import load_file, save_file
+
+out = Path(sys.argv[1])
+snapshot = sorted(Path("runs/w256/snapshots").glob("step_*.safetensors"))[-1]
+state = {k: v.half().contiguous() for k, v in load_file(str(snapshot)).items()}
+halves = {"a": [], "b": []}  # balanced by bytes: each file under the 16 MiB a returned file may hold
+for key in sorted(state, key=lambda k: -state[k].numel()):
+    lighter = min(halves, key=lambda h: sum(state[k].numel() for k in halves[h]))
+    halves[lighter].append(key)
+for name, part in halves.items():
+    save_file({k: state[k] for k in part}, str(out / f"weights-{name}.safetensors"), {"snapshot": snapshot.name})
+print("saved", snapshot.name, sum(v.numel() for v in state.values()), "parameters")
+EOF
+cp runs/w256/config.json runs/w256/log.jsonl "$OUT"/
+
+# The CUDA path once (`make test-cuda` without the venv): model, decoding, trace, a step, GPU vs CPU.
+timeout 60 python3 -m pytest -q -p no:cacheprovider tests/test_device.py --device cuda 2>&1 | tail -3 | tee "$OUT/test-cuda.log"
