@@ -40,10 +40,10 @@ import urllib.parse
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
-sys.path[:0] = [str(ROOT), str(ROOT / "tests")]
+sys.path[:0] = [str(ROOT), str(ROOT / "tools")]
 
 from browser_timing import IDLE_MS_JS, QUIET_MS, SETTLED_JS, WATCH_JS  # noqa: E402
-from server import (  # noqa: E402  (tests/server.py: the shared server and browser helpers)
+from real_server import (  # noqa: E402  (tools/real_server.py: the app's server, a browser)
     ARTIFACTS,
     CAP_SENTENCE,
     DRAWN,

@@ -35,7 +35,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
-sys.path[:0] = [str(ROOT), str(ROOT / "tests")]
+sys.path[:0] = [str(ROOT), str(ROOT / "tools")]
 
 import websocket  # noqa: E402  (websocket-client, a dev dependency)
 from streamlit.proto.BackMsg_pb2 import BackMsg  # noqa: E402
@@ -341,7 +341,7 @@ def main() -> int:
         warm_up(args.url.rstrip("/"), args.timeout)
         result["rows"] = measure(args.url.rstrip("/"), sizes, pages, modes, args.timeout)
     else:
-        from server import streamlit_server
+        from real_server import streamlit_server
 
         with streamlit_server() as server:
             warm_up(server.url, args.timeout)

@@ -23,10 +23,10 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
 # bench/ first: `app` is bench/app.py here, not the Streamlit entry point.
-sys.path[:0] = [str(ROOT / "bench"), str(ROOT), str(ROOT / "tests"), str(ROOT / "tools")]
+sys.path[:0] = [str(ROOT / "bench"), str(ROOT), str(ROOT / "tools")]
 
 import serve  # noqa: E402
-from server import chromium, free_port  # noqa: E402
+from real_server import chromium, free_port  # noqa: E402
 
 from app import _open_timed  # noqa: E402
 

@@ -29,7 +29,7 @@ from pathlib import Path
 import psutil
 
 ROOT = Path(__file__).resolve().parents[1]
-sys.path[:0] = [str(ROOT), str(ROOT / "tests")]
+sys.path[:0] = [str(ROOT), str(ROOT / "tools")]
 # Sentences no page has seen; a random model translates every one to the same length cap.
 SENTENCES = [f"Visitor {i} asks when the museum in town number {i} opens tomorrow morning." for i in range(7)]
 
@@ -76,7 +76,7 @@ def main() -> int:
         spec.loader.exec_module(module)
         folder = module.build(Path(tmp.name) / "opus-mt-random")
     os.environ["ATLAS_MODEL_DIRS"] = str(folder.resolve())
-    from server import discover_pages
+    from real_server import discover_pages
 
     from ui.frame import MODELS
 

@@ -22,11 +22,11 @@ import sys
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
-sys.path[:0] = [str(ROOT), str(ROOT / "tests")]
+sys.path[:0] = [str(ROOT), str(ROOT / "tools")]
 
 from browser_timing import IDLE_MS_JS, QUIET_MS, SETTLED_JS, WATCH_JS  # noqa: E402
+from real_server import ARTIFACTS, DRAWN, chromium, streamlit_server, wait_idle  # noqa: E402
 from reference import LINE, machine_reference  # noqa: E402
-from server import ARTIFACTS, DRAWN, chromium, streamlit_server, wait_idle  # noqa: E402
 
 LIVE_JS = "() => window.atlasLiveDrawn ? window.atlasLiveDrawn.sel + '@' + window.atlasLiveDrawn.drawn : ''"
 HOVER_JS = "() => window.atlasLiveHover ? window.atlasLiveHover.drawn : 0"

@@ -2,7 +2,7 @@
 warm-up and without it, in one run.
 
 For each way (warm-up on, then off with ATLAS_WARM_UP=0) a fresh server is started as `make run` starts
-it (tests/server.py `streamlit_server`). The lecturer opens Home first (which loads the model and
+it (tools/real_server.py `streamlit_server`). The lecturer opens Home first (which loads the model and
 translates the default sentence, and on the warm server starts the warm-up once the page is done); on
 the warm server the bench then waits for the log's "warm-up done" line. Then, for each preset but
 the default sentence (Home has already done that one), a new Chromium context (a student's first visit:
@@ -30,10 +30,10 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
 # bench/ first: `app` is bench/app.py here, not the Streamlit entry point.
-sys.path[:0] = [str(ROOT / "bench"), str(ROOT), str(ROOT / "tests")]
+sys.path[:0] = [str(ROOT / "bench"), str(ROOT), str(ROOT / "tools")]
 
+from real_server import chromium, discover_pages, server_rss_mb, streamlit_server  # noqa: E402
 from reference import LINE, machine_reference  # noqa: E402  (bench/reference.py)
-from server import chromium, discover_pages, server_rss_mb, streamlit_server  # noqa: E402
 
 from app import HOME_TITLE, _open_timed  # noqa: E402
 from ui import warm  # noqa: E402

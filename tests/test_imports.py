@@ -21,6 +21,9 @@ transformer/):
 - `ui`, `viz`, pages and app.py never import `corpus` or `training` (what the app shares with the jobs is
   in `tasks`);
 - the command-line modules still start under their names (`python -m training.train --help`, …).
+
+And the benchmarks and tools stand on the project, never on its tests: nothing in bench/ or tools/ imports
+a module of tests/ or puts tests/ on sys.path (the real server and browser are tools/real_server.py).
 """
 
 from __future__ import annotations
@@ -277,3 +280,80 @@ def test_home_draws_its_map_before_the_heavy_imports():
     code = "import sys\nimport ui.page\nprint('torch' in sys.modules)\n"
     done = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True, timeout=120)
     assert done.stdout.strip().endswith("True"), (done.stdout, done.stderr)
+
+
+# What bench/ and tools/ may never import: the modules of tests/ (tests/server.py, conftest, the test files).
+TEST_MODULES = {"tests"} | {path.stem for path in (ROOT / "tests").glob("*.py")}
+SYS_PATH_CHANGES = {"insert", "append", "extend"}  # the methods of sys.path that add a folder
+
+
+def names_a_path_into_tests(node: ast.AST, bound: set[str]) -> bool:
+    """Whether `node` holds the string "tests" as a path part (ROOT / "tests", "../tests/x") or a name
+    bound to such a path."""
+    for sub in ast.walk(node):
+        if isinstance(sub, ast.Constant) and isinstance(sub.value, str):
+            if "tests" in sub.value.replace("\\", "/").split("/"):
+                return True
+        elif isinstance(sub, ast.Name) and sub.id in bound:
+            return True
+    return False
+
+
+def uses_of_tests(path: Path, source: str | None = None) -> list[tuple[str, int]]:
+    """(what, line) for each import of a module of tests/ and each change to sys.path that adds tests/."""
+    text = path.read_text(encoding="utf-8") if source is None else source
+    tree = ast.parse(text, filename=str(path))
+    found = sorted({(f"imports {top(name)}", line) for name, line in imports(path, text)
+                    if top(name) in TEST_MODULES})  # fmt: skip
+    bound: set[str] = set()  # names bound to a path into tests/ (TESTS = ROOT / "tests")
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Assign) and names_a_path_into_tests(node.value, bound):
+            bound |= {target.id for target in node.targets if isinstance(target, ast.Name)}
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute):
+            owner, method = ast.unparse(node.func.value), node.func.attr
+            changes = (owner == "sys.path" and method in SYS_PATH_CHANGES) or method == "addsitedir"
+            arguments = ast.Tuple(elts=[*node.args, *(k.value for k in node.keywords)])
+        elif isinstance(node, ast.Assign | ast.AugAssign):
+            targets = node.targets if isinstance(node, ast.Assign) else [node.target]
+            changes = any(ast.unparse(t).startswith("sys.path") for t in targets)
+            arguments = node.value
+        else:
+            continue
+        if changes and names_a_path_into_tests(arguments, bound):
+            found.append((ast.unparse(node).splitlines()[0], node.lineno))
+    return found
+
+
+BENCH_AND_TOOLS = files("bench") + files("tools")
+
+
+@pytest.mark.parametrize("path", BENCH_AND_TOOLS, ids=rel)
+def test_bench_and_tools_never_import_the_tests(path):
+    """The benchmarks and tools stand on the project alone: its tests/ may change or be left out without
+    breaking them. The real server and browser they share with the tests live in tools/real_server.py."""
+    bad = uses_of_tests(path)
+    assert not bad, f"{rel(path)}: {bad}: import tools/real_server.py (or the project), never tests/"
+
+
+def test_the_tests_rule_sees_an_import_from_tests():
+    """The check above is not vacuous: bench/ and tools/ are found, and each way in is caught."""
+    assert {ROOT / "bench" / "app.py", ROOT / "tools" / "screenshots.py"} <= set(BENCH_AND_TOOLS)
+    assert "server" in TEST_MODULES and "conftest" in TEST_MODULES
+    ways_in = [
+        'sys.path[:0] = [str(ROOT), str(ROOT / "tests")]\n',  # how bench/ once reached tests/server.py
+        'sys.path.insert(0, str(Path(__file__).parents[1] / "tests"))\n',
+        'sys.path.append("../tests")\n',
+        'TESTS = ROOT / "tests"\nsys.path.insert(0, str(TESTS))\n',
+        'sys.path += [os.path.join(ROOT, "tests")]\n',
+        "site.addsitedir(ROOT / 'tests')\n",
+        "from server import chromium, streamlit_server\n",
+        "def main():\n    from server import discover_pages\n",
+        "import tests.server\n",
+        "from tests import server\n",
+        "import conftest\n",
+    ]
+    for source in ways_in:
+        assert uses_of_tests(ROOT / "bench" / "app.py", source), source
+    fine = 'sys.path[:0] = [str(ROOT), str(ROOT / "tools")]\nfrom real_server import chromium\nimport serve\n'
+    assert not uses_of_tests(ROOT / "bench" / "app.py", fine)

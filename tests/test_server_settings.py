@@ -76,9 +76,9 @@ def test_every_launcher_starts_streamlit_with_the_same_settings():
 
 
 def test_the_test_server_is_built_by_the_shared_command():
-    """tests/server.py (and bench/class_at_once.py, which starts its server through it) adds no flag
-    of its own: a setting changed in config.toml reaches it."""
-    source = (ROOT / "tests" / "server.py").read_text(encoding="utf-8")
+    """tools/real_server.py (which tests/server.py and bench/class_at_once.py start their servers
+    through) adds no flag of its own: a setting changed in config.toml reaches it."""
+    source = (ROOT / "tools" / "real_server.py").read_text(encoding="utf-8")
     assert "streamlit_command([" in source
     assert "fileWatcherType" not in source and "runOnSave" not in source
     bench = (ROOT / "bench" / "class_at_once.py").read_text(encoding="utf-8")

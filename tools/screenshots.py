@@ -1,6 +1,6 @@
 """The README's screenshots, regenerated: `make screenshots` (or `python tools/screenshots.py`).
 
-Starts the real app (`streamlit run app.py`, through tests/server.py's helper), opens five views in
+Starts the real app (`streamlit run app.py`, through tools/real_server.py's helper), opens five views in
 headless Debian Chromium at 1440×900 on the default sentence, waits until Streamlit has finished
 running the page and its figures are drawn, and saves one viewport each to docs/screenshots/. Each PNG
 is re-encoded with Pillow (a 256-colour palette when that is what keeps it under the size limit).
@@ -24,9 +24,9 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
-sys.path[:0] = [str(ROOT), str(ROOT / "tests")]
+sys.path[:0] = [str(ROOT), str(ROOT / "tools")]
 
-from server import (  # noqa: E402  (tests/server.py: the shared server and browser helpers)
+from real_server import (  # noqa: E402  (tools/real_server.py: the app's server, a browser)
     DRAWN,
     EXCEPTION,
     FIGURE,

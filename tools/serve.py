@@ -30,7 +30,10 @@ import urllib.request
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
-sys.path.insert(0, str(ROOT))  # run as `python tools/serve.py`: the project's packages
+# Run as `python tools/serve.py`: the project's packages. Imported (bench/first_open.py), it leaves the
+# caller's order alone: there `app` must stay bench/app.py, not the Streamlit entry point.
+if str(ROOT) not in sys.path:
+    sys.path.insert(0, str(ROOT))
 from attention_atlas.cli import streamlit_command  # noqa: E402
 
 FIRST_WORKER_PORT = 8601
