@@ -15,6 +15,7 @@ import difflib
 import torch
 
 from transformer import hooks
+from transformer.trace import attn_hook
 
 
 def align_pieces(a: list[str], b: list[str]) -> list[tuple[int, int]]:
@@ -58,7 +59,7 @@ def head_ablation(heads: tuple) -> dict[str, hooks.Edit]:
     """Hook edits that zero the chosen heads' outputs (hook_z) before concatenation and W^O."""
     by_name: dict[str, list[int]] = {}
     for stack, kind, layer, head in heads:
-        by_name.setdefault(f"{stack}.layers.{layer}.{kind}_attn.hook_z", []).append(head)
+        by_name.setdefault(attn_hook(stack, kind, layer, "z"), []).append(head)
 
     def zero(heads_to_zero: list[int]):
         def edit(z: torch.Tensor) -> torch.Tensor:  # z: (B, H, T, K)

@@ -20,7 +20,7 @@ import torch
 
 from transformer import decoding, hooks
 from transformer.model import Transformer
-from transformer.trace import Trace
+from transformer.trace import Trace, attn_hook
 
 WORD_START = "▁"
 SPECIAL_PIECES = ("<s>", "</s>", "<pad>", "<unk>")
@@ -73,7 +73,7 @@ def decoding_step(model: Transformer, src_ids: list[int], tgt_ids: list[int], k:
     rows = {}
     for kind in ("self", "cross"):
         for layer in range(model.config.n_layers):
-            pattern = store[f"decoder.layers.{layer}.{kind}_attn.hook_pattern"]  # (1, H, T, T_k)
+            pattern = store[attn_hook("decoder", kind, layer, "pattern")]  # (1, H, T, T_k)
             rows[(kind, layer)] = pattern[0, :, -1, :]  # (H, T_k)
     return DecodeStep(list(tgt_ids), top_ids, top_probs, rows)
 

@@ -26,6 +26,7 @@ import torch.nn.functional as F
 
 from transformer import hooks
 from transformer.model import Transformer
+from transformer.trace import attn_hook
 
 PE_HOOK = "src_pos_enc.hook_pe"
 WORD_START = "▁"
@@ -246,7 +247,7 @@ def encoder_patterns(model: Transformer, src_ids: list[int], positions: bool = T
     edits = {} if positions else {PE_HOOK: _zero}
     with hooks.record(edits) as store:
         model.encode(src)
-    names = [f"encoder.layers.{i}.self_attn.hook_pattern" for i in range(model.config.n_layers)]
+    names = [attn_hook("encoder", "self", i, "pattern") for i in range(model.config.n_layers)]
     return torch.stack([store[n][0] for n in names])  # (L, H, S, S)
 
 

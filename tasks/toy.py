@@ -25,6 +25,7 @@ from transformer import hooks
 from transformer.config import TransformerConfig
 from transformer.decoding import greedy_decode_batch
 from transformer.model import Transformer
+from transformer.trace import attn_hook
 
 KINDS = ("copy", "reverse")
 FIRST_SYMBOL = 4
@@ -204,7 +205,7 @@ def cross_attention(model: Transformer, task: ToyTask, symbols: list[int]) -> to
     with hooks.record() as store:
         model.eval()(src, tgt)
     return torch.stack(
-        [store[f"decoder.layers.{i}.cross_attn.hook_pattern"][0].mean(0) for i in range(cfg.n_layers)]
+        [store[attn_hook("decoder", "cross", i, "pattern")][0].mean(0) for i in range(cfg.n_layers)]
     )
 
 

@@ -24,6 +24,9 @@ SKIP_DIRS = {".venv", ".git", ".pytest_cache", ".ruff_cache", "__pycache__", "no
              "artifacts"}  # fmt: skip
 TEXT_SUFFIXES = {".py", ".md", ".toml", ".txt", ".cfg", ".ini", ".yml", ".yaml", ".sh", ".ipynb"}
 ISSUE_NUMBER = re.compile(r"\bissues?[\s_-]*#?\d+", re.IGNORECASE)
+# A layer's hook name spelt out by hand (`f"encoder.layers.{i}.hook_norm2"`, `f"{base}.ffn.hook_out"`)
+# instead of built by `transformer.trace.layer_hook` / `attn_hook`.
+HAND_MADE_HOOK = re.compile(r"""layers\.\{|["'](?:en|de)coder\.layers\.|\}\.(?:\w+\.)?hook_|_attn\.hook_""")
 # Conventions once kept in files outside the repository; CONTRIBUTING.md holds them now.
 MISSING_DOCS = ("STYLE" + ".md", "DESIGN" + ".md")  # spelled in parts so this file does not cite them
 
@@ -144,6 +147,37 @@ def test_the_issue_number_check_sees_them():
         assert ISSUE_NUMBER.search(text), text
     for text in (f"t{w} 3", f"the {w}'s examples", f"{w}-free"):
         assert not ISSUE_NUMBER.search(text), text
+
+
+def test_hook_names_are_built_in_one_place():
+    """A layer's hook names come from `transformer.trace` (`layer_hook`, `attn_hook`), which
+    tests/test_trace_names.py checks against the names the model gives its hook points; a name spelt out
+    elsewhere would break silently when the model's module paths change. Tests may spell names out: they
+    check the model from outside."""
+    model_and_tests = {"transformer", "tests"}
+    files = [p for p in project_files({".py"}) if p.relative_to(ROOT).parts[0] not in model_and_tests]
+    assert {ROOT / "ui" / "encoder_layer.py", ROOT / "training" / "health.py"} <= set(files)  # not vacuous
+    offenders = [
+        f"{p.relative_to(ROOT).as_posix()}:{n}: {line.strip()}"
+        for p in files
+        for n, line in enumerate(p.read_text(encoding="utf-8", errors="replace").splitlines(), 1)
+        if HAND_MADE_HOOK.search(line)
+    ]
+    assert not offenders, "hook names spelt out by hand (use transformer.trace.layer_hook):\n" + "\n".join(
+        offenders
+    )
+
+
+def test_the_hook_name_check_sees_them():
+    made = ('f"encoder.layers.{layer}.hook_norm2"', 'f"{stack}.layers.{i}.{kind}_attn.hook_z"',
+            '"decoder.layers.0.cross_attn.hook_pattern"', 'f"{base}.ffn.hook_out"',
+            'f"{base}.hook_norm1"')  # fmt: skip
+    for text in made:
+        assert HAND_MADE_HOOK.search(text), text
+    fine = ('attn_hook("decoder", "cross", i, "pattern")', '"src_embed.hook_embed"',
+            "model.encoder.layers[0]", 'name.endswith("hook_pattern")')  # fmt: skip
+    for text in fine:
+        assert not HAND_MADE_HOOK.search(text), text
 
 
 def test_readme_stays_short():

@@ -40,7 +40,7 @@ def read_parallel(prefix: str | Path, src_lang: str = "en", tgt_lang: str = "de"
 def encode_pairs(tokenizer, src_lines, tgt_lines, config: TransformerConfig, max_len: int):
     """Tokenise aligned lines into Pairs, dropping empty ones and ones longer than `max_len`."""
     pairs = []
-    src_ids, tgt_ids = tokenizer.encode_many(src_lines), tokenizer.encode_many(tgt_lines)
+    src_ids, tgt_ids = tokenizer.encode(list(src_lines)), tokenizer.encode(list(tgt_lines))
     for s, t in zip(src_ids, tgt_ids, strict=True):
         if 0 < len(s) < max_len and 0 < len(t) < max_len:
             pairs.append(Pair((*s, config.eos_id), (config.bos_id, *t, config.eos_id)))

@@ -36,6 +36,7 @@ import torch.nn.functional as F
 from analysis.heads import WORD_START, word_ids
 from transformer import hooks
 from transformer.model import Transformer
+from transformer.trace import attn_hook, layer_hook
 
 SPECIALS = ("<s>", "</s>", "<pad>")
 _LETTERS = re.compile(r"[^\w]+", re.UNICODE)
@@ -195,7 +196,7 @@ def measure(
         with hooks.record() as store:
             model(src, tgt)
         for layer in range(n_enc):
-            x = store[f"encoder.layers.{layer}.hook_norm2"][0].float()  # (S, D)
+            x = store[layer_hook("encoder", layer, "norm2")][0].float()  # (S, D)
             if x.size(0) >= 2:
                 unit = F.normalize(x, dim=-1)
                 cos = unit @ unit.T  # (S, S)
@@ -213,7 +214,7 @@ def measure(
         # recorded tensors are CPU copies (transformer.hooks), wherever the model runs
         key_group = torch.tensor([w if w >= 0 else n_src_words for w in src_word_of])
         for layer in range(n_dec):
-            pattern = store[f"decoder.layers.{layer}.cross_attn.hook_pattern"][0].float()  # (H, T, S)
+            pattern = store[attn_hook("decoder", "cross", layer, "pattern")][0].float()  # (H, T, S)
             p = pattern.clamp_min(1e-12)
             row_entropy = -(pattern * p.log()).sum(-1)  # (H, T)
             ent_sum[layer] += float(row_entropy.mean()) / math.log(src_len)

@@ -34,10 +34,8 @@ class HookSession:
         if self.edits and name in self.edits:
             x = self.edits[name](x)
         if self.store is not None:
-            # The model never writes into a tensor after producing it, so a fresh CPU tensor is
-            # kept as it is (a trace records ~300 of them). `copy` hook points see a view of the
-            # model's own state (the PE buffer): that one is copied, so that nothing in a trace
-            # shares memory with the shared model.
+            # The model never writes into a tensor it produced: keep it as it is. `copy` hook points see
+            # the model's own state (the PE buffer): copied, so no trace shares memory with the model.
             kept = x.detach() if x.requires_grad else x
             if not kept.is_cpu:
                 kept = kept.cpu()  # a copy already

@@ -109,11 +109,9 @@ class Transformer(nn.Module):
         """Draw fresh initial weights from the global RNG."""
         # The paper leaves initialisation open. Xavier for projections; embeddings with std
         # d_model^-0.5 so that after the ×√d_model scaling they have unit size, like the PE.
-        # Projections that write into a residual branch (W^V, W^O, W_1, W_2) start `residual_gain`
-        # times smaller: with gain 1, six post-LayerNorm layers of near-uniform attention at
-        # initialisation add the same average to every position, and the encoder's output vectors
-        # already have a mean cosine of ~0.95 before training (0.26 with gain 0.5): the decoder then
-        # sees one vector per sentence and learns to ignore the source (see MODEL_CARD.md).
+        # Projections writing into a residual branch (W^V, W^O, W_1, W_2) start `residual_gain` times
+        # smaller: with gain 1, near-uniform attention in six post-LN layers gives encoder outputs a mean
+        # cosine of ~0.95 before training (0.26 with 0.5), and the decoder learns to ignore the source.
         for name, p in self.named_parameters():
             if p.dim() > 1 and "lut" not in name and "pos_enc" not in name:
                 residual = name.rsplit(".", 2)[-2] in RESIDUAL_BRANCH

@@ -36,8 +36,6 @@ class Tokenizer:
         self._sp = processor
         self._source = source
 
-    # ---- construction ---------------------------------------------------------------------
-
     @classmethod
     def load(cls, path: str | Path) -> Tokenizer:
         """Load a ``.model`` file.
@@ -73,15 +71,9 @@ class Tokenizer:
         other = Tokenizer.from_bytes(state["model"], state["source"])
         self._sp, self._source = other._sp, other._source
 
-    # ---- use ------------------------------------------------------------------------------
-
-    def encode(self, text: str) -> list[int]:
-        """Piece ids of ``text`` (no bos/eos)."""
+    def encode(self, text: str | list[str]) -> list[int] | list[list[int]]:
+        """Piece ids of ``text`` (no bos/eos); of each text of a list, on all cores."""
         return self._sp.encode(text, out_type=int)
-
-    def encode_many(self, texts: list[str], threads: int = -1) -> list[list[int]]:
-        """``encode`` of each text, on `threads` threads (-1: SentencePiece's default, all cores)."""
-        return self._sp.encode(list(texts), out_type=int, num_threads=threads)
 
     def encode_pieces(self, text: str) -> list[str]:
         """Pieces of ``text``; ``▁`` marks the start of a word."""

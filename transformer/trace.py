@@ -4,8 +4,8 @@ The app never touches the model directly to draw a figure: it asks for a Trace (
 target pieces, name -> CPU tensor, the config) and reads from it. A Trace holds only plain data, so it
 can be pickled and cached.
 
-Hook names follow the module paths, e.g. `encoder.layers.4.self_attn.hook_pattern`. Layers and heads
-are 0-based here; the app shows them 1-based like the paper unless the user asks otherwise.
+Hook names follow the module paths (`encoder.layers.4.self_attn.hook_pattern`, built by `layer_hook` and
+`attn_hook` only). Layers and heads are 0-based here; the app shows them 1-based unless asked otherwise.
 """
 
 from __future__ import annotations
@@ -20,6 +20,16 @@ from transformer.model import Transformer
 
 STACKS = ("encoder", "decoder")
 KINDS = ("self", "cross")
+
+
+def layer_hook(stack: str, layer: int, what: str, part: str = "") -> str:
+    """`hook_{what}` of one layer, in its sub-layer `part` (self_attn, cross_attn, ffn) or the layer."""
+    return f"{stack}.layers.{layer}.{part}{'.' if part else ''}hook_{what}"
+
+
+def attn_hook(stack: str, kind: str, layer: int, what: str) -> str:
+    """Name of one attention quantity (§3.2), e.g. ('decoder', 'cross', 5, 'pattern')."""
+    return layer_hook(stack, layer, what, f"{kind}_attn")
 
 
 @dataclass
@@ -53,7 +63,7 @@ class Trace:
             raise ValueError(f"no {kind}-attention in the {stack}")
         if not 0 <= layer < self.config.n_layers:
             raise ValueError(f"layer {layer} out of range 0..{self.config.n_layers - 1}")
-        return f"{stack}.layers.{layer}.{kind}_attn.hook_{what}"
+        return attn_hook(stack, kind, layer, what)
 
     def attention(self, stack: str, kind: str, layer: int) -> torch.Tensor:
         """Softmax weights of one attention sub-layer: (H, T_q, T_k); rows are queries."""
@@ -68,7 +78,7 @@ class Trace:
     def layer_output(self, stack: str, layer: int) -> torch.Tensor:
         """The output of one layer, (T, D): its last LayerNorm."""
         last = "norm2" if stack == "encoder" else "norm3"
-        return self.get(f"{stack}.layers.{layer}.hook_{last}")
+        return self.get(layer_hook(stack, layer, last))
 
 
 @torch.no_grad()

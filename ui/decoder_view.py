@@ -61,12 +61,11 @@ def view(page: Page) -> View:
     """The layer and head sliders, and the decoder input every figure below them is drawn on."""
     p = fresh(page)
     sel = p.sel
-    off = int(sel.one_based)
     cols = st.columns(2)
-    layer = cols[0].slider(f"Decoder layer ({sel.numbering})", off, p.n_layers - 1 + off, sel.layer + off,
-                           key="atlas_layer") - off  # fmt: skip
-    head = cols[1].slider(f"Head ({sel.numbering})", off, p.n_heads - 1 + off, sel.head + off,
-                          key="atlas_head") - off  # fmt: skip
+    layer = sel.index(cols[0].slider(f"Decoder layer ({sel.numbering})", *sel.shown_range(p.n_layers),
+                                     sel.show_layer(), key="atlas_layer"))  # fmt: skip
+    head = sel.index(cols[1].slider(f"Head ({sel.numbering})", *sel.shown_range(p.n_heads), sel.show_head(),
+                                    key="atlas_head"))  # fmt: skip
     if (layer, head, sel.stack) != (sel.layer, sel.head, "decoder"):
         kind = sel.kind if sel.stack == "decoder" else "self"
         sel = state.update(layer=layer, head=head, stack="decoder", kind=kind)

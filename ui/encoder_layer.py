@@ -6,26 +6,26 @@ page drew them."""
 
 from __future__ import annotations
 
+from functools import partial
+
 import streamlit as st
 import torch
 
-from transformer.trace import Trace
+from transformer.trace import Trace, layer_hook
 from ui import state
 from ui.page import Page
 from ui.state import Selection
 from viz import layers as layer_viz
 
 
-def layer_slider(p: Page) -> tuple[Selection, int]:
-    """The page's encoder-layer slider: the selection (with the layer moved there) and the layer, 0-based."""
+def layer_slider(p: Page, where=None) -> tuple[Selection, int]:
+    """The page's encoder-layer slider (in `where`, default the page): the selection (with the layer moved
+    there) and the layer, 0-based."""
     sel = p.sel
-    off = int(sel.one_based)
-    layer = (
-        st.slider(
-            f"Encoder layer ({sel.numbering})", off, p.n_layers - 1 + off, sel.layer + off, key="atlas_layer"
-        )
-        - off
+    number = (where or st).slider(
+        f"Encoder layer ({sel.numbering})", *sel.shown_range(p.n_layers), sel.show_layer(), key="atlas_layer"
     )
+    layer = sel.index(number)
     if layer != sel.layer:
         sel = state.update(layer=layer)
     return sel, layer
@@ -33,19 +33,17 @@ def layer_slider(p: Page) -> tuple[Selection, int]:
 
 def stages(tr: Trace, layer: int, sel: Selection) -> list[tuple[str, torch.Tensor]]:
     """(name, activations (S, d_model)) at every stage of encoder layer `layer`, its input first."""
-    base = f"encoder.layers.{layer}"
-    layer_input = (
-        tr.get("src_pos_enc.hook_sum") if layer == 0 else tr.get(f"encoder.layers.{layer - 1}.hook_norm2")
-    )
+    name = partial(layer_hook, "encoder", layer)  # (what, part) -> this layer's hook name
+    layer_input = tr.get("src_pos_enc.hook_sum") if layer == 0 else tr.layer_output("encoder", layer - 1)
     input_name = "embedding + PE" if layer == 0 else f"output of layer {sel.show_layer(layer - 1)}"
     return [
         (f"input x ({input_name})", layer_input),
-        ("self-attention output", tr.get(f"{base}.self_attn.hook_out")),
-        ("x + attention (residual)", tr.get(f"{base}.hook_resid_attn")),
-        ("LayerNorm 1", tr.get(f"{base}.hook_norm1")),
-        ("FFN output", tr.get(f"{base}.ffn.hook_out")),
-        ("LayerNorm 1 + FFN (residual)", tr.get(f"{base}.hook_resid_ffn")),
-        ("LayerNorm 2 = layer output", tr.get(f"{base}.hook_norm2")),
+        ("self-attention output", tr.get(name("out", "self_attn"))),
+        ("x + attention (residual)", tr.get(name("resid_attn"))),
+        ("LayerNorm 1", tr.get(name("norm1"))),
+        ("FFN output", tr.get(name("out", "ffn"))),
+        ("LayerNorm 1 + FFN (residual)", tr.get(name("resid_ffn"))),
+        ("LayerNorm 2 = layer output", tr.get(name("norm2"))),
     ]
 
 
@@ -61,7 +59,7 @@ def norms_figure(stages: list[tuple[str, torch.Tensor]], labels: list[str], titl
 
 def ffn_hidden(tr: Trace, layer: int) -> torch.Tensor:
     """The feed-forward network's hidden units of encoder layer `layer`, after its activation: (S, d_ff)."""
-    return tr.get(f"encoder.layers.{layer}.ffn.hook_hidden")
+    return tr.get(layer_hook("encoder", layer, "hidden", "ffn"))
 
 
 def zero_share(hidden: torch.Tensor, activation: str) -> float:

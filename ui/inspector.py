@@ -20,6 +20,7 @@ from tasks.sentences import DEFAULT_SUBSET, SENTENCES
 from transformer.trace import Trace
 from ui import model as model_io
 from ui.presets import PRESETS
+from ui.state import shown
 
 ATTENTION_LABELS = {("encoder", "self"): "encoder self", ("decoder", "self"): "decoder self",
                     ("decoder", "cross"): "decoder cross"}
@@ -150,7 +151,8 @@ def layer_patterns(trace: Trace, stack: str, kind: str) -> torch.Tensor:
 def head_options(n_layers: int, n_heads: int, offset: int) -> dict[str, str]:
     """Code -> label for every head. The code ("decoder.cross.2.5", 0-based) is what a link stores
     (`head_from_code` reads it back); the label is numbered with `offset`."""
-    return {f"{stack}.{kind}.{layer}.{head}": f"{label} · layer {layer + offset} · head {head + offset}"
+    return {f"{stack}.{kind}.{layer}.{head}":
+            f"{label} · layer {shown(layer, offset)} · head {shown(head, offset)}"
             for (stack, kind), label in ATTENTION_LABELS.items()
             for layer in range(n_layers) for head in range(n_heads)}
 

@@ -82,7 +82,6 @@ def head_map(p: Page, sel: Selection, stats: heads.HeadStatistics, statistic: st
 
 def role_tables(p: Page, sel: Selection, roles: list) -> None:
     """The roles' thresholds, and every head's role in an expander."""
-    off = int(sel.one_based)
     thresholds = heads.Thresholds()
     st.dataframe(
         {
@@ -96,8 +95,8 @@ def role_tables(p: Page, sel: Selection, roles: list) -> None:
     with st.expander("Every head's role"):
         st.dataframe(
             {
-                "layer": [layer + off for layer in range(p.n_layers) for _ in range(p.n_heads)],
-                "head": [head + off for _ in range(p.n_layers) for head in range(p.n_heads)],
+                "layer": [sel.show_layer(layer) for layer in range(p.n_layers) for _ in range(p.n_heads)],
+                "head": [sel.show_head(head) for _ in range(p.n_layers) for head in range(p.n_heads)],
                 "role": [r.label for row in roles for r in row],
                 "because": [r.reason for row in roles for r in row],
             },
@@ -148,14 +147,13 @@ def gold_figure(p: Page, sel: Selection, trace: Trace, q_labels: list[str], name
 def mix_figure(p: Page, sel: Selection, trace: Trace, q_labels: list[str]):
     """The selected head beside its layer's mean over heads and, for self-attention, the rollout up to
     its layer."""
-    off = int(sel.one_based)
     stacked = inspector.layer_patterns(trace, sel.stack, sel.kind)  # (L, H, T_q, T_k)
     k_labels = token_labels(trace.key_pieces(sel.stack, sel.kind), p.sel.pieces)
     matrices = [stacked[sel.layer, sel.head], heads.mean_over_heads(stacked[sel.layer])]
     titles = [f"head {sel.show_head()}", f"mean of {p.n_heads} heads"]
     if sel.kind == "self":
         matrices.append(heads.rollout(stacked)[sel.layer])
-        titles.append(f"rollout, layers {off}…{sel.show_layer()}")
+        titles.append(f"rollout, layers {sel.show_layer(0)}…{sel.show_layer()}")
     return viz_inspector.side_by_side(
         matrices,
         titles,

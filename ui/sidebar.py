@@ -153,12 +153,12 @@ def attention_picker(p: Page, stacks: tuple[str, ...] = ("encoder", "decoder"), 
     cols[1].selectbox("Attention", kinds, key="atlas_kind", format_func=lambda k: f"{k}-attention",
                       on_change=_on_change("kind", "atlas_kind"))
     keys = {"layer": "atlas_layer", "head": "atlas_head"} if head else {"layer": "atlas_layer"}
-    _seed("atlas_layer", sel.layer + off)
-    cols[2].slider(f"Layer ({sel.numbering})", off, p.n_layers - 1 + off, key="atlas_layer",
+    _seed("atlas_layer", sel.show_layer())
+    cols[2].slider(f"Layer ({sel.numbering})", *sel.shown_range(p.n_layers), key="atlas_layer",
                    on_change=_pin(keys, off))
     if head:
-        _seed("atlas_head", sel.head + off)
-        cols[3].slider(f"Head ({sel.numbering})", off, p.n_heads - 1 + off, key="atlas_head",
+        _seed("atlas_head", sel.show_head())
+        cols[3].slider(f"Head ({sel.numbering})", *sel.shown_range(p.n_heads), key="atlas_head",
                        on_change=_pin(keys, off))
     return replace(sel, stack=stack, kind=kind)
 
@@ -168,7 +168,7 @@ def _pin(keys: dict[str, str], off: int):
     so moving the head does not let a page's default move the layer under it (`state.pin`)."""
 
     def callback() -> None:
-        state.pin(**{field: int(st.session_state[key]) - off for field, key in keys.items()})
+        state.pin(**{field: state.index_of(int(st.session_state[key]), off) for field, key in keys.items()})
 
     return callback
 
@@ -176,10 +176,10 @@ def _pin(keys: dict[str, str], off: int):
 def layer_slider(p: Page, label: str, key: str, where=None) -> int:
     """A layer slider (no head) showing the selection's layer; moving it pins the layer. 0-based."""
     off = int(p.sel.one_based)
-    _seed(key, p.sel.layer + off)
-    value = (where or st).slider(label, off, p.n_layers - 1 + off, key=key,
+    _seed(key, p.sel.show_layer())
+    value = (where or st).slider(label, *p.sel.shown_range(p.n_layers), key=key,
                                  on_change=_pin({"layer": key}, off))
-    return int(value) - off
+    return p.sel.index(int(value))
 
 
 # ---- the sidebar's model picker and the pages' training-step slider ----------------------------

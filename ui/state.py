@@ -1,5 +1,8 @@
 """The shared selection (sentence, decoder input, stack, kind, layer, head, display settings): kept in the
-session across pages and mirrored to the URL, so that a link reproduces the view."""
+session across pages and mirrored to the URL, so that a link reproduces the view.
+
+Layers and heads are 0-based in the code and numbered for the reader on screen and in links: the widgets,
+labels and links of ui/ convert between the two through `shown` and `index_of`."""
 
 from __future__ import annotations
 
@@ -15,6 +18,22 @@ DECODER_INPUTS = ("beam", "greedy", "own")
 STACK_KINDS = {"encoder": ("self",), "decoder": ("self", "cross")}
 KEY = "atlas_selection"
 PICKS = ("layer", "head")  # the fields a page may default for itself unless the reader chose them
+
+
+def shown(index: int, one_based: bool | int) -> int:
+    """The number the reader sees for a 0-based layer or head: counted from 1 as in the paper, from 0 when
+    the reader asks (`one_based` may be the 0-or-1 offset that widgets and notes are given)."""
+    return index + int(one_based)
+
+
+def index_of(number: int, one_based: bool | int) -> int:
+    """The 0-based layer or head behind a number as the reader sees it (a slider's value, a link's)."""
+    return number - int(one_based)
+
+
+def shown_range(count: int, one_based: bool | int) -> tuple[int, int]:
+    """The first and last numbers the reader sees for `count` layers or heads (a slider's bounds)."""
+    return shown(0, one_based), shown(count - 1, one_based)
 
 
 @dataclass(frozen=True)
@@ -39,10 +58,18 @@ class Selection:
     chosen: frozenset[str] = frozenset()  # which of PICKS the URL named or the reader moved
 
     def show_layer(self, layer: int | None = None) -> int:
-        return (self.layer if layer is None else layer) + int(self.one_based)
+        return shown(self.layer if layer is None else layer, self.one_based)
 
     def show_head(self, head: int | None = None) -> int:
-        return (self.head if head is None else head) + int(self.one_based)
+        return shown(self.head if head is None else head, self.one_based)
+
+    def shown_range(self, count: int) -> tuple[int, int]:
+        """A layer or head slider's bounds, in the reader's numbering."""
+        return shown_range(count, self.one_based)
+
+    def index(self, number: int) -> int:
+        """The 0-based layer or head behind a number in the reader's numbering."""
+        return index_of(number, self.one_based)
 
     @property
     def numbering(self) -> str:
@@ -81,15 +108,15 @@ def parse_params(params: dict, n_layers: int, n_heads: int) -> Selection:
     """
     d = Selection()
     one_based = not parse_flag(params.get("zero", "0"), False)
-    offset = int(one_based)
     sentence = params.get("s", d.sentence)
     sentence = sentence[:MAX_URL_SENTENCE] if isinstance(sentence, str) else d.sentence
     stack = params.get("stack", d.stack)
     stack = stack if stack in STACK_KINDS else d.stack
     kind = params.get("kind", d.kind)
     kind = kind if kind in STACK_KINDS[stack] else STACK_KINDS[stack][0]
-    layer = parse_int(params.get("layer"), min(d.layer, n_layers - 1) + offset, offset, n_layers - 1 + offset)
-    head = parse_int(params.get("head"), d.head + offset, offset, n_heads - 1 + offset)
+    layer = parse_int(params.get("layer"), shown(min(d.layer, n_layers - 1), one_based),
+                      *shown_range(n_layers, one_based))  # fmt: skip
+    head = parse_int(params.get("head"), shown(d.head, one_based), *shown_range(n_heads, one_based))
     palette = params.get("palette", d.palette)
     palette = palette if palette in ("default", "colour-blind safe") else d.palette
     decoder = params.get("dec", d.decoder)
@@ -98,8 +125,8 @@ def parse_params(params: dict, n_layers: int, n_heads: int) -> Selection:
         sentence=sentence,
         stack=stack,
         kind=kind,
-        layer=layer - offset,
-        head=head - offset,
+        layer=index_of(layer, one_based),
+        head=index_of(head, one_based),
         one_based=one_based,
         palette=palette,
         presenter=parse_flag(params.get("present", "0"), False),
@@ -112,13 +139,12 @@ def parse_params(params: dict, n_layers: int, n_heads: int) -> Selection:
 
 
 def to_params(sel: Selection) -> dict[str, str]:
-    offset = int(sel.one_based)
     params = {
         "s": sel.sentence,
         "stack": sel.stack,
         "kind": sel.kind,
-        "layer": str(sel.layer + offset),
-        "head": str(sel.head + offset),
+        "layer": str(sel.show_layer()),
+        "head": str(sel.show_head()),
     }
     if not sel.one_based:
         params["zero"] = "1"

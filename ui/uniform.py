@@ -105,7 +105,7 @@ def note_text(
         if count == n_layers * n_heads:
             return (f"Every head of every layer spreads its weight almost evenly over {keys} "
                     f"({_entropy(values)}): there is no {nothing} to read here.")
-        whole = [str(i + offset) for i, f in enumerate(flat) if len(f) == n_heads]
+        whole = [str(state.shown(i, offset)) for i, f in enumerate(flat) if len(f) == n_heads]
         among = f", among them every head of layer{'s' * (len(whole) > 1)} {_join(whole)}" if whole else ""
         spread = "spreads its weight" if count == 1 else "spread their weight"
         return (f"{count} of the {n_layers * n_heads} heads {spread} almost evenly over {keys} "
@@ -116,18 +116,17 @@ def note_text(
     if not flat:
         return None
     values = [float(broadness[layer, h]) for h in flat]
-    where = f"layer {layer + offset}"
+    where, numbers = f"layer {state.shown(layer, offset)}", [str(state.shown(h, offset)) for h in flat]
     if len(shown) == 1:
-        return (f"Head {flat[0] + offset} of {where} spreads its weight almost evenly over {keys} "
+        return (f"Head {numbers[0]} of {where} spreads its weight almost evenly over {keys} "
                 f"({_entropy(values)}): there is no {nothing} to read here.")
     if len(flat) == n_heads:
         return (f"Every head of {where} spreads its weight almost evenly over {keys} "
                 f"({_entropy(values)}): there is no {nothing} to read here.")
     if len(flat) == 1:
-        return (f"Head {flat[0] + offset} of {where} spreads its weight almost evenly over {keys} "
+        return (f"Head {numbers[0]} of {where} spreads its weight almost evenly over {keys} "
                 f"({_entropy(values)}): there is no {nothing} to read in its picture.")
-    names = _join([str(h + offset) for h in flat])
-    return (f"Heads {names} of {where} spread their weight almost evenly over {keys} "
+    return (f"Heads {_join(numbers)} of {where} spread their weight almost evenly over {keys} "
             f"({_entropy(values)}): there is no {nothing} to read in their pictures.")
 
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import streamlit as st
 
-from ui.state import MAX_URL_SENTENCE, parse_flag, parse_int
+from ui.state import MAX_URL_SENTENCE, index_of, parse_flag, parse_int, shown
 
 NONE = "all"  # how an option None ("all tokens") is written in the URL
 EMPTY = "none"  # an empty multiselect
@@ -18,7 +18,7 @@ def encode(value, offset: int = 0) -> str:
     if isinstance(value, bool):
         return "1" if value else "0"
     if isinstance(value, int):
-        return str(value + offset)
+        return str(shown(value, offset))
     if isinstance(value, (list, tuple)):
         return ",".join(encode(v, offset) for v in value) or EMPTY
     return str(value)
@@ -55,7 +55,7 @@ def decode(text, default, options=None, offset: int = 0, low: int | None = None,
         value = parse_int(text, None, -(2**31), 2**31)
         if value is None:
             return default
-        return _clamp(value - offset, low, high)
+        return _clamp(index_of(value, offset), low, high)
     return text
 
 
@@ -63,7 +63,7 @@ def _option_int(text: str, options, offset: int, low, high) -> int | None:
     value = parse_int(text, None, -(2**31), 2**31)
     if value is None:
         return None
-    value = _clamp(value - offset, low, high)
+    value = _clamp(index_of(value, offset), low, high)
     if options is not None and value not in options:
         return None
     return value

@@ -23,6 +23,7 @@ import torch
 from tasks.numbers import grammar
 from tasks.numbers.grammar import Example
 from transformer import hooks
+from transformer.trace import attn_hook
 
 WORD_START = "\u2581"
 
@@ -122,7 +123,7 @@ def measure(model, tokenizer, sources: Sequence[str]) -> dict:
         with hooks.record() as store:
             model(torch.tensor([s], device=device), tgt)
         for layer in range(cfg.n_layers):
-            pattern = store[f"decoder.layers.{layer}.cross_attn.hook_pattern"][0].float()  # (H, T, S)
+            pattern = store[attn_hook("decoder", "cross", layer, "pattern")][0].float()  # (H, T, S)
             hits[layer] += agreement(pattern.mean(0).cpu(), gold)[0]
         total += int(gold.any(-1).sum())
         used += 1

@@ -40,6 +40,7 @@ from training.numbers.train import train_args
 from transformer import hooks, pretrained
 from transformer.decoding import greedy_translate
 from transformer.model import Transformer
+from transformer.trace import attn_hook
 
 SCORES_FILE = "scores.json"
 TOKENIZER = Path("pretrained/numbers/spm.model")  # every variant reads the shipped model's pieces
@@ -132,7 +133,7 @@ def head_agreement(model: Transformer, tokenizer, sources: list[str]) -> list[li
         with hooks.record() as store:
             model(torch.tensor([s]), torch.tensor([[cfg.start_id, *out[:-1]]]))
         for layer in range(cfg.n_layers):
-            pattern = store[f"decoder.layers.{layer}.cross_attn.hook_pattern"][0]  # (H, T, S)
+            pattern = store[attn_hook("decoder", "cross", layer, "pattern")][0]  # (H, T, S)
             for head in range(cfg.n_heads):
                 hits[layer][head] += alignment.agreement(pattern[head], gold)[0]
         total += int(gold.any(-1).sum())
