@@ -4,12 +4,12 @@ from __future__ import annotations
 
 import streamlit as st
 
-from ui.frame import header
+from ui.frame import header, intro
 from viz.palette import diverging_note
 
 # on screen while PyTorch is imported
 header("Scaled dot-product attention, step by step", icon=":material/calculate:")
-st.markdown(
+intro(
     "One attention head takes a **query** for every position that is looking, and a **key** and a "
     "**value** for every position it may look at. It scores each query against each key, turns the "
     "scores of a row into weights that sum to 1, and returns the weighted average of the values. "
@@ -38,7 +38,7 @@ def steps_view() -> None:
     if trace is None:
         st.stop()
 
-    st.subheader(steps.heading(sel, cfg.n_layers, cfg.n_heads))
+    steps.show_heading(sel, cfg.n_layers, cfg.n_heads)
     rows.decoder_caption(p.lm.model_id, p.src.text, sel)
 
     row = steps.query_picker(p.lm.model_id, trace, sel, p.sel.pieces)

@@ -6,10 +6,10 @@ from __future__ import annotations
 
 import streamlit as st
 
-from ui.frame import header
+from ui.frame import header, intro
 
 header("Decoder and generation", icon=":material/edit_note:")  # on screen while PyTorch is imported
-st.markdown(
+intro(
     "The decoder writes the German sentence one token at a time. Each of its layers has **three** "
     "sub-layers: *masked* self-attention over the German tokens written so far, **encoder-decoder "
     "attention** (queries from the decoder, keys and values from the encoder's output: this is where the "
@@ -20,6 +20,7 @@ st.markdown(
 from ui import decoder_view as view  # noqa: E402
 from ui import generation  # noqa: E402
 from ui.page import require_sentence, setup  # noqa: E402
+from ui.render import figure_first  # noqa: E402
 from ui.sidebar import step_slider  # noqa: E402
 
 PAGE = setup(snapshots=True)
@@ -35,13 +36,15 @@ def decoder_view() -> None:
     v = view.view(PAGE)
 
     st.header("Masked self-attention")
+    masked = figure_first()
     st.markdown(
         "While training, the decoder sees the whole German sentence at once, so it must be stopped from "
         "peeking at the words it is meant to predict. The **causal mask** blocks every key to the right of "
         "the query: their scores become −∞ and their weights exactly 0. Query *i* can only look at "
         "positions 0…*i*, which is why the matrix is empty above its diagonal."
     )
-    view.self_attention(v)
+    with masked:
+        view.self_attention(v)
 
     st.header("Encoder-decoder attention: where the German looks in the English")
     st.markdown(

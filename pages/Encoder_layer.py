@@ -5,14 +5,14 @@ from __future__ import annotations
 
 import streamlit as st
 
-from ui.frame import ACTIVATION_NAMES, chosen_dir, header, shipped_config
+from ui.frame import ACTIVATION_NAMES, chosen_dir, header, intro, shipped_config
 from ui.url_state import url_widget
 from viz.labels import token_labels
 from viz.palette import diverging_note
 
 header("Encoder layer", icon=":material/layers:")  # on screen while PyTorch is imported
 if (config := shipped_config(chosen_dir())) is not None:  # read without PyTorch; None: loading says why
-    st.markdown(
+    intro(
         f"An encoder layer does two things to every token's vector of d_model = {config.d_model} "
         "numbers. First **self-attention** lets each token gather information from the others. Then a "
         f"small **feed-forward network** (FFN: {config.d_model} → {config.d_ff} → {config.d_model}, with "
@@ -25,12 +25,13 @@ if (config := shipped_config(chosen_dir())) is not None:  # read without PyTorch
 from ui import encoder_layer  # noqa: E402
 from ui import model as model_io  # noqa: E402
 from ui.page import require_sentence, setup  # noqa: E402
-from ui.render import show_figure  # noqa: E402
+from ui.render import control_columns, figure_first, show_figure  # noqa: E402
 
 p = setup()
 require_sentence(p)
 cfg = p.lm.model.config
-sel, layer = encoder_layer.layer_slider(p)
+slider_place, stage_place = control_columns([1.3, 3])  # presenter mode: one line, room for the figure
+sel, layer = encoder_layer.layer_slider(p, slider_place)
 shown = sel.show_layer(layer)
 
 # Encoder activations do not depend on the decoder input, so skip the translation (decoder = <s>).
@@ -39,6 +40,7 @@ labels = token_labels(tr.src_pieces, p.sel.pieces)
 stages = encoder_layer.stages(tr, layer, sel)
 
 st.header(f"Layer {shown} of {p.n_layers}, stage by stage")
+stage_figure = figure_first()
 st.caption(
     f"Layers are numbered {sel.numbering}. Each heatmap row is one token's vector; columns are its "
     f"{cfg.d_model} dimensions; {diverging_note(p.colors)}. Hover for exact values."
@@ -47,15 +49,13 @@ stage_names = [name for name, _ in stages]
 stage_options = list(range(len(stage_names)))  # by index: the first stage's name depends on the layer
 url_widget("stage", "enc_stage", len(stage_names) - 1, stage_options)
 picked = stage_names[
-    st.radio("Stage", stage_options, format_func=lambda i: stage_names[i], horizontal=True, key="enc_stage")
+    stage_place.radio("Stage", stage_options, format_func=lambda i: stage_names[i], horizontal=True,
+                      key="enc_stage")  # fmt: skip
 ]
 values = dict(stages)[picked]
-show_figure(
-    encoder_layer.stage_figure(
-        values, labels, f"Layer {shown}: {picked} ({len(labels)} × {cfg.d_model})", p.colors
-    ),
-    key="enc_stage_heatmap",
-)
+with stage_figure:
+    show_figure(encoder_layer.stage_figure(values, labels, f"Layer {shown}: {picked} ({len(labels)} × "
+                                           f"{cfg.d_model})", p.colors), key="enc_stage_heatmap")  # fmt: skip
 st.markdown(
     "Compare *x + attention* with *LayerNorm 1*: the residual sum can drift to any size, LayerNorm brings "
     "every row back to the same scale. The chart below shows that as vector lengths: after each LayerNorm "

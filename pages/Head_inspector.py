@@ -5,10 +5,10 @@ from __future__ import annotations
 
 import streamlit as st
 
-from ui.frame import header
+from ui.frame import header, intro
 
 header("Head inspector", icon=":material/explore:")  # on screen while PyTorch is imported
-st.markdown(
+intro(
     "Each layer has several heads (8 in the paper), and every head learns its own way of spreading "
     "attention. Looking at one sentence tells you little about a head; looking at many tells you its "
     "habits. Choose an attention and a head below: the statistics, the typical pattern, the averages "
@@ -17,7 +17,7 @@ st.markdown(
 from ui import experiments, inspector, rows  # noqa: E402
 from ui import inspector_views as views  # noqa: E402
 from ui.page import fresh, require_sentence, setup  # noqa: E402
-from ui.render import show_figure  # noqa: E402
+from ui.render import figure_first, fold, show_figure  # noqa: E402
 from ui.sidebar import attention_picker  # noqa: E402
 from ui.uniform import focus_default, focus_text, uniform_note  # noqa: E402
 
@@ -38,32 +38,32 @@ def inspector_view() -> None:
     trace = inspector.attention_trace(p.lm.model_id, p.src.text, p.sel.decoder_choice)  # as on every page
     p, focus = focus_default(p, trace)
     sel = attention_picker(p)
-    q_labels = rows.query_labels(
-        p.lm.model_id, trace, sel.stack, sel.kind, p.sel.pieces, p.src.text
-    )  # (T_q,)
-    name = (
-        f"{inspector.ATTENTION_LABELS[(sel.stack, sel.kind)]} attention, layer {sel.show_layer()}, "
-        f"head {sel.show_head()}"
-    )
-    st.caption(f"Selected: {name} (layers and heads numbered {sel.numbering}).")
-    if sel.kind == "cross":
-        st.caption(rows.WRITES_NOTE)
-    if focus is not None:
-        st.caption(focus_text(sel, trace, sel.stack, sel.kind, focus))
+    q_labels = rows.query_labels(p.lm.model_id, trace, sel.stack, sel.kind, p.sel.pieces,
+                                 p.src.text)  # (T_q,)
+    name = (f"{inspector.ATTENTION_LABELS[(sel.stack, sel.kind)]} attention, layer {sel.show_layer()}, "
+            f"head {sel.show_head()}")  # fmt: skip
+    with fold(f"Selected: {name}"):  # presenter mode: folded, the first tab's map on the first screen
+        st.caption(f"Selected: {name} (layers and heads numbered {sel.numbering}).")
+        if sel.kind == "cross":
+            st.caption(rows.WRITES_NOTE)
+        if focus is not None:
+            st.caption(focus_text(sel, trace, sel.stack, sel.kind, focus))
 
     tab_stats, tab_mix, tab_compare, tab_off, tab_quiz = st.tabs(
         ["Statistics and roles", "Averaging and rollout", "Compare two sentences", "Switch heads off",
          "Predict, then reveal"])  # fmt: skip
 
     with tab_stats:
+        statistics = figure_first()
         st.markdown(
             "Every statistic is measured on each query row of each sentence, then averaged. Here a head's "
             "decoder input is BOS followed by the model's own greedy translation. Position-based statistics "
             "(distance, previous/next/own token, same word) only make sense in self-attention, where queries "
             "and keys are the same tokens; for cross-attention they are left blank."
         )
-        stats, statistic = views.statistics_picker(p, quick_set, full_set)
-        roles = views.head_map(p, sel, stats, statistic)
+        with statistics:
+            stats, statistic = views.statistics_picker(p, quick_set, full_set)
+            roles = views.head_map(p, sel, stats, statistic)
         picked = roles[sel.layer][sel.head]
         st.markdown(f"**Role of the selected head:** {picked.label} ({picked.reason}).")
         st.markdown(

@@ -7,12 +7,12 @@ from dataclasses import replace
 
 import streamlit as st
 
-from ui.frame import chosen_dir, header, shipped_config
+from ui.frame import chosen_dir, header, intro, shipped_config
 from viz.palette import diverging_note
 
 header("Multi-head attention", icon=":material/tune:")  # on screen while PyTorch is imported
 if (config := shipped_config(chosen_dir())) is not None:  # read without PyTorch; None: loading says why
-    st.markdown(
+    intro(
         f"One attention layer does not look at the sentence once but **h = {config.n_heads} times in "
         f"parallel**. Each head has its own small projections W_i^Q, W_i^K, W_i^V (d_model = "
         f"{config.d_model} → d_k = {config.d_k}), so each can learn to look for something different: the "

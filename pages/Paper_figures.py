@@ -5,31 +5,29 @@ from __future__ import annotations
 
 import streamlit as st
 
-from ui.frame import header
+from ui.frame import header, intro
 from ui.url_state import url_widget
 
 header("Paper figures", icon=":material/description:")  # on screen while PyTorch is imported
-st.markdown(
+intro(
     "The paper ends with three figures of attention weights (Figures 3, 4 and 5 of *Attention Is All You "
     "Need*). They all show **encoder self-attention in layer 5 of 6** (labelled “Input-Input Layer5” in "
     "the paper): the English sentence attending to itself, not the decoder. Here they are remade on our "
     "own model, in the same style: the sentence twice, queries on the left and keys on the right, one "
-    "colour per head, stronger weight = stronger line."
-)
-st.info(
-    "Our model is much smaller and trained on much less text than the paper's, and nothing forces its "
+    "colour per head, stronger weight = stronger line.",
+    note="Our model is much smaller and trained on much less text than the paper's, and nothing forces its "
     "heads into the same order: the paper's “head 5” is not our head 5. Next to each figure, the page "
-    "says what the paper shows and what this model shows, measured on the model loaded now."
+    "says what the paper shows and what this model shows, measured on the model loaded now.",
 )
 from ui import paper as evidence  # noqa: E402
 from ui import paper_views as views  # noqa: E402
 from ui.head_finder import head_finder  # noqa: E402
 from ui.page import setup  # noqa: E402
+from ui.render import control_columns, figure_first, fold  # noqa: E402
 from ui.sidebar import layer_slider  # noqa: E402
 from ui.uniform import focus_default, focus_text  # noqa: E402
 
 p = setup()
-sel = p.sel
 url_widget("own", "paper_own", False)
 use_own = st.toggle("Use my sentence (from the sidebar) instead of the paper's", key="paper_own")
 if use_own and p.src.empty:
@@ -42,15 +40,20 @@ if use_own and p.src.empty:
 tr4 = views.encoder_trace(p, views.FIGURES45, use_own)
 p, focus = focus_default(p, tr4, "encoder", "self")
 sel = p.sel
-layer = layer_slider(p, f"Encoder layer ({sel.numbering}); the paper shows layer 5 of 6", key="paper_layer")
+layer_place, why_place = control_columns(2)  # presenter mode: one line, room for Figure 3
+layer = layer_slider(p, f"Encoder layer ({sel.numbering}); the paper shows layer 5 of 6", key="paper_layer",
+                     where=layer_place)  # fmt: skip
 if focus is not None:
     whose = "your sentence's" if use_own else "the Figures 4–5 sentence's"
-    st.caption(focus_text(sel, tr4, "encoder", "self", focus, whose=whose))
+    with why_place, fold("Why this layer and head"):
+        st.caption(focus_text(sel, tr4, "encoder", "self", focus, whose=whose))
 figures = views.Figures(p, layer)
 
 
 # ---- Figure 3 -----------------------------------------------------------------------------------
-st.header("Figure 3: a long-distance dependency")
+heading, picker = control_columns([2, 1], vertical_alignment="bottom")  # presenter mode: room for Figure 3
+heading.header("Figure 3: a long-distance dependency")
+figure3 = figure_first()
 st.markdown(
     "The paper's Figure 3 follows the verb **making** in a long sentence: its heads complete the phrase "
     "*making … more difficult*. Only the lines leaving one query token are drawn, in every head."
@@ -59,7 +62,8 @@ tr3 = views.encoder_trace(p, views.FIGURE3, use_own)
 link3 = evidence.link(tr3, "making", ("more", "difficult"), layer)
 st.markdown(evidence.verdict(link3, sel, "many heads of layer 5 give *making* most of their attention to "
                                          "*more difficult* at the end of the sentence."))  # fmt: skip
-figures.figure3(tr3, link3.anywhere)
+with figure3:
+    figures.figure3(tr3, link3.anywhere, picker)
 
 # ---- Figures 4 and 5 ----------------------------------------------------------------------------
 st.header("Figure 4: anaphora resolution")

@@ -5,12 +5,12 @@ from __future__ import annotations
 
 import streamlit as st
 
-from ui.frame import header
+from ui.frame import header, intro
 from ui.url_state import url_widget
 from viz.palette import diverging_note
 
 header("Positional encoding", icon=":material/waves:")  # on screen while PyTorch is imported
-st.markdown(
+intro(
     "Attention compares every token with every other token, but nothing in that comparison says "
     "where a token stands: the same words in any order would look the same. The paper fixes this by "
     "adding a **positional encoding** PE(pos) to each token's scaled embedding. It is not learned: "

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import streamlit as st
 
-from ui.frame import header
+from ui.frame import header, intro
 from ui.url_state import url_widget
 from viz.labels import WORD_START, token_labels
 from viz.palette import diverging_note
@@ -13,8 +13,9 @@ header("Tokens & embeddings", icon=":material/text_fields:")  # on screen while 
 from ui import embeddings  # noqa: E402
 from ui import model as model_io  # noqa: E402
 from ui.page import require_sentence, setup  # noqa: E402
-from ui.render import literal_markdown, show_figure, show_table  # noqa: E402
+from ui.render import figure_first, fold, literal_markdown, show_figure, show_table  # noqa: E402
 
+intro()  # presenter mode: a box for the sentence (the sidebar starts folded)
 p = setup()
 require_sentence(p)
 cfg = p.lm.model.config
@@ -24,30 +25,30 @@ pieces = trace.src_pieces
 labels = token_labels(pieces, p.sel.pieces)
 
 st.header("1 · From text to pieces")
-st.markdown(
-    "The model never sees letters. A SentencePiece tokenizer, trained on English–German text, cuts the "
-    f"sentence into **pieces** from a vocabulary of **{cfg.vocab_size:,}** entries. A piece that starts a "
-    f"new word carries the marker `{WORD_START}`. Common words are one piece each; rarer words are split "
-    "into several pieces, numbers into single digits, and a character the vocabulary lacks (an emoji) is "
-    "spelled as its UTF-8 bytes (`<0xF0>` …) where the tokenizer allows it. The encoder input ends with "
-    "`</s>`, the end-of-sentence token. Each piece is then just a number: its **id**."
-)
-show_table(embeddings.tokens_table(trace), key="tokens_table")
-st.caption(f"{len(pieces)} tokens, `</s>` included. The same piece always gets the same id.")
+with fold(f"The {len(pieces)} pieces and their ids"):  # presenter mode: the table would fill the screen
+    st.markdown(
+        "The model never sees letters. A SentencePiece tokenizer, trained on English–German text, cuts the "
+        f"sentence into **pieces** from a vocabulary of **{cfg.vocab_size:,}** entries. A piece that starts "
+        f"a new word carries the marker `{WORD_START}`. Common words are one piece each; rarer words are "
+        "split into several pieces, numbers into single digits, and a character the vocabulary lacks (an "
+        "emoji) is spelled as its UTF-8 bytes (`<0xF0>` …) where the tokenizer allows it. The encoder input "
+        "ends with `</s>`, the end-of-sentence token. Each piece is then just a number: its **id**."
+    )
+    show_table(embeddings.tokens_table(trace), key="tokens_table")
+    st.caption(f"{len(pieces)} tokens, `</s>` included. The same piece always gets the same id.")
 
 st.header("2 · Embedding rows")
+rows = figure_first()
 st.markdown(
     f"The embedding is one matrix E with a row of d_model = {cfg.d_model} numbers per vocabulary entry. "
     "Embedding a token means looking up the row at its id: nothing is computed. The paper uses the "
     "**same** matrix three times: for source tokens, for target tokens, and (transposed) to turn the "
     "decoder's last vectors into next-token scores. A repeated piece gets an identical row."
 )
-show_figure(
-    embeddings.rows_figure(trace, labels, p.colors),
-    key="embed_rows",
-    caption="Rows = tokens of your sentence, columns = the d_model dimensions; "
-    f"{diverging_note(p.colors)}. Hover for exact values.",
-)
+with rows:
+    show_figure(embeddings.rows_figure(trace, labels, p.colors), key="embed_rows",
+                caption="Rows = tokens of your sentence, columns = the d_model dimensions; "
+                f"{diverging_note(p.colors)}. Hover for exact values.")  # fmt: skip
 
 st.header("3 · Scaling by √d_model")
 sizes = embeddings.scale_summary(trace)

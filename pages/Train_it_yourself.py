@@ -5,22 +5,23 @@ from __future__ import annotations
 
 import streamlit as st
 
-from ui.frame import header
+from ui.frame import header, intro
 
 header("Train it yourself", icon=":material/fitness_center:")  # on screen while PyTorch is imported
-st.markdown(
+intro(
     "Press **Train** and a brand-new Transformer, with the same code as the big model (encoder, decoder, "
     "Adam with warm-up, label smoothing) but tiny (2 layers, 4 heads, d_model 64), learns one job on the "
     "server's CPU while you watch: write a row of letters backwards (or copy it). Every step shows it 64 "
     "new random rows. It starts knowing nothing; in about a minute it gets nearly every row right, and "
     "its encoder-decoder attention turns from a grey fog into a sharp line: to write its first letter "
-    "the decoder must look at the last letter of the source, then the one before, and so on."
+    "the decoder must look at the last letter of the source, then the one before, and so on.",
+    sentence=False,  # this model reads letters: no box for the sentence
 )
 from ui import live_train  # noqa: E402
 from ui import live_train_views as views  # noqa: E402
 from ui.live_train_run import RECIPE, labels, loss_floor  # noqa: E402
 from ui.page import setup  # noqa: E402
-from ui.render import column_width, figure_columns, show_figure  # noqa: E402
+from ui.render import column_width, control_columns, figure_columns, show_figure  # noqa: E402
 from viz.heatmap import attention_heatmap  # noqa: E402
 from viz.training import loss_curve  # noqa: E402
 
@@ -47,9 +48,10 @@ def _stop() -> None:
 
 status = coordinator.status(me)
 caps = status.caps
-kind = st.radio("Task", list(TASKS), format_func=TASKS.get, horizontal=True, key="lt_kind",
-                disabled=status.active)
-left, right, _ = st.columns([1, 1, 5])
+row = control_columns([4, 1, 1], vertical_alignment="bottom")  # presenter mode: one line, room for the loss
+kind = row[0].radio("Task", list(TASKS), format_func=TASKS.get, horizontal=True, key="lt_kind",
+                    disabled=status.active)
+left, right = row[1:] if p.sel.presenter else st.columns([1, 1, 5])[:2]
 left.button("Train", type="primary", key="lt_train", on_click=_train, disabled=status.active,
             help=f"At most {caps.steps:,} steps or {caps.seconds:.0f} s; it stops early once solved.")
 right.button("Stop", key="lt_stop", on_click=_stop, disabled=not status.active)
@@ -98,12 +100,12 @@ def live() -> None:
     st.subheader("Encoder-decoder attention on one example")
     rows, columns = labels(kind)
     st.markdown(views.attention_text(shown, kind))
-    off, heads = int(p.sel.one_based), RECIPE.n_heads
+    heads = RECIPE.n_heads
     for layer, col in enumerate(figure_columns(len(shown.attention))):
         with col:
             show_figure(
                 attention_heatmap(shown.attention[layer], rows, columns,
-                                  f"Decoder layer {layer + off}, mean of its {heads} heads",
+                                  f"Decoder layer {p.sel.show_layer(layer)}, mean of its {heads} heads",
                                   colorscale=p.colors["sequential"],
                                   max_width=column_width(len(shown.attention), p.sel)),
                 key=f"lt_attention_{layer}", export=False,

@@ -6,20 +6,22 @@ from __future__ import annotations
 
 import streamlit as st
 
-from ui.frame import header
+from ui.frame import header, intro
 
 header("Why these choices?", icon=":material/science:")  # on screen while PyTorch is imported
-st.markdown(
+intro(
     "The paper argues for its choices: scaling the scores, several heads, positional encodings, "
     "residual connections, layer normalisation, label smoothing, dropout. Here each one is taken away "
     "from the numbers model (English number phrases into German, where every answer and every right "
     "alignment is known), and the model is trained again by the same loop, on the same phrases, for the "
-    "same number of steps. Pick a choice and compare."
+    "same number of steps. Pick a choice and compare.",
+    sentence=False,  # the page has a phrase box of its own
 )
 from ui import ablation_views as views  # noqa: E402
 from ui import ablations, lecture  # noqa: E402
 from ui.page import setup  # noqa: E402
 from ui.presets import NUMBERS_DEFAULT  # noqa: E402
+from ui.render import control_columns, figure_first  # noqa: E402
 from ui.url_state import url_widget  # noqa: E402
 
 p = setup()
@@ -47,7 +49,8 @@ if not shipped:
     st.warning("None of this choice's variants is installed.")
     lecture.stop()  # with Back and Next
 url_widget("variant", "why_variant", shipped[0], options=shipped)
-variant = st.selectbox(
+variant_place, phrase_place = control_columns(2)  # presenter mode: one line, room for the answers
+variant = variant_place.selectbox(
     "Without it",
     shipped,
     key="why_variant",
@@ -56,7 +59,7 @@ variant = st.selectbox(
 )
 sidebar = p.sel.sentence if ablations.right_answer(p.sel.sentence) else NUMBERS_DEFAULT
 url_widget("phrase", "why_phrase", sidebar, max_items=200)
-phrase = st.text_input(
+phrase = phrase_place.text_input(
     "A number phrase",
     key="why_phrase",
     max_chars=200,
@@ -71,6 +74,7 @@ if ablations.right_answer(phrase) is None:
         "are no boxes and no ✓ or ✗. Try “forty-two” or “on the fifth of March”."
     )
 
+answers = figure_first()  # presenter mode: the answers first, on the first screen
 st.info(f"**The paper:** {choice.claim}")
 base, other = scores[ablations.BASE], scores[variant]
 expect = choice.expect[choice.variants.index(variant)]
@@ -81,7 +85,7 @@ if key == "scaling":
     st.markdown(ablations.scaling_note(base, other))
 
 names = [ablations.BASE, variant]
-with st.spinner("Both models translate the phrase…"):
+with answers, st.spinner("Both models translate the phrase…"):
     views.side_by_side(names, scores, phrase, p.colors)
 views.curves(names, scores, colors)
 views.statistic(choice.statistic, names, scores, colors)

@@ -5,17 +5,18 @@ from __future__ import annotations
 
 import streamlit as st
 
-from ui.frame import header
+from ui.frame import header, intro
 
 header("Worked examples", icon=":material/edit:")  # on screen while PyTorch is imported
-st.markdown(
+intro(
     "Small examples you can follow with pen and paper. The numbers are not typed in by hand: each one is "
     "computed by the same code the model runs, so the page doubles as a check that the code does what "
-    "the paper says. Edit any input and every step updates."
+    "the paper says. Edit any input and every step updates.",
+    sentence=False,  # its numbers are its own: no box for the sentence
 )
 from ui import worked  # noqa: E402
 from ui.page import setup  # noqa: E402
-from ui.render import show_figure, show_table  # noqa: E402
+from ui.render import figure_first, show_figure, show_table  # noqa: E402
 
 p = setup()
 cat = p.colors["categorical"]
@@ -25,13 +26,16 @@ tab_attn, tab_softmax, tab_norm, tab_heads, tab_table = st.tabs(
 )
 
 with tab_attn:
+    example = figure_first()
     st.markdown(
         "Two tokens, say *The* and *cat*, with d_k = 2. Their queries and keys are the unit vectors "
         "[1, 0] and [0, 1]: each token matches itself and not the other. Their values are [2, 3] and "
         "[4, 5]. One number per entry, one row per token; edit them freely (up to 8 × 8)."
     )
-    st.latex(r"\mathrm{Attention}(Q, K, V) = \mathrm{softmax}\!\left(\frac{QK^\top}{\sqrt{d_k}}\right) V")
-    if worked.attention_example(p.colors):
+    with example:
+        st.latex(r"\mathrm{Attention}(Q, K, V) = \mathrm{softmax}\!\left(\frac{QK^\top}{\sqrt{d_k}}\right) V")
+        shown = worked.attention_example(p.colors)
+    if shown:
         st.markdown(
             "With the starting numbers: Q·Kᵀ is the identity, ÷√2 gives 0.707 on the diagonal, and "
             "softmax([0.707, 0]) = [e^0.707, 1] / (e^0.707 + 1) ≈ [0.67, 0.33]. So *The* keeps two "

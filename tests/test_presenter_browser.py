@@ -19,7 +19,7 @@ from __future__ import annotations
 import re
 
 import pytest
-from server import chromium, streamlit_server, wait_idle
+from server import chromium, wait_idle
 
 pytestmark = pytest.mark.timeout(900)
 
@@ -31,9 +31,9 @@ SENTENCE = "The <b>cat</b> **sat** on :red[x] at http://example.com today."
 
 
 @pytest.fixture(scope="module")
-def server():
-    with streamlit_server() as running:
-        yield running
+def server(app_server):
+    """The session's shared server (conftest.py)."""
+    return app_server
 
 
 @pytest.fixture(scope="module")
@@ -60,6 +60,7 @@ def test_the_tokens_table_shows_the_pieces_as_typed_at_presenter_size(server, br
     context, tab = _open(browser, server, f"Tokens_and_embeddings?present=1&s={urllib.parse.quote(SENTENCE)}",
                          PRESENTER, '[data-testid="stTable"] td')
     try:
+        tab.locator("summary", has_text="pieces and their ids").click()  # folded in presenter mode
         table = tab.locator('[data-testid="stTable"]')
         cells = table.locator("tbody tr td:nth-child(2)").all_inner_texts()
         text = re.sub(r"<0x([0-9A-F]{2})>", lambda m: chr(int(m[1], 16)), "".join(cells))  # byte pieces: '*'

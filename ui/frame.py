@@ -98,6 +98,39 @@ def header(title: str, icon: str) -> None:
     st.title(title)
 
 
+PRESENTER_BOX = "atlas_presenter_sentence"  # the sentence box presenter mode puts under a page's title
+ABOUT = "About this page"
+
+
+def intro(text: str | None = None, note: str | None = None, sentence: bool = True) -> None:
+    """A page's opening text (and an `st.info` `note`), drawn under its title.
+
+    In presenter mode they fold into an expander (`ABOUT`): at 1024 × 768 they filled the first screen,
+    and the page's figure came only after scrolling. Beside it, with `sentence`, a popover holds a box for
+    the shared sentence (`PRESENTER_BOX`), since the sidebar that has one starts folded away there.
+    """
+    if not state.presenter():
+        if text:
+            st.markdown(text)
+        if note:
+            st.info(note)
+        return
+    about, edit = st.columns([3, 1], vertical_alignment="center") if sentence else (st.container(), None)
+    if text or note:
+        with about, st.expander(ABOUT):
+            if text:
+                st.markdown(text)
+            if note:
+                st.info(note)
+    if edit is not None:
+        from ui.sidebar import sentence_box  # imports PyTorch: after the text above is on screen
+
+        sel = st.session_state.get(state.KEY) or state.parse_params(st.query_params.to_dict(), 1, 1)
+        with edit, st.popover("Sentence", icon=":material/edit:", width="stretch",
+                              help="The English sentence every page shows (the sidebar holds it too)."):
+            sentence_box(sel, PRESENTER_BOX, "Your English sentence")
+
+
 def shipped_config(directory: str | Path = MODEL_DIR) -> TransformerConfig | None:
     """The shipped model's hyper-parameters, or None when `config.json` is missing or unreadable.
 

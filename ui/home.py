@@ -70,14 +70,17 @@ def show_translation(
 
 def show_architecture(cfg: TransformerConfig) -> None:
     st.subheader("The architecture, part by part")
-    st.markdown(
+    shape = (
         f"This model has the paper's shape: **N = {cfg.n_layers}** encoder and decoder layers with "
         f"**h = {cfg.n_heads}** heads each, but a smaller width (d_model = {cfg.d_model}, "
         f"d_ff = {cfg.d_ff}, d_k = {cfg.d_k}) so that it trains and runs on a laptop CPU."
     )
+    presenting = state.presenter()
+    if not presenting:  # in presenter mode below the figure, so that it fits on a projector's first screen
+        st.markdown(shape)
     # Side by side on a wide screen; one under the other in presenter mode, where half of a projector's
     # 1024 px squeezed the diagram's boxes into each other.
-    left, right = (st.container(), st.container()) if state.presenter() else st.columns([1, 1])
+    left, right = (st.container(), st.container()) if presenting else st.columns([1, 1])
     with left:
         st.caption("Figure 1 of the paper, drawn for this model. Click a box to open the page that shows "
                    "its real numbers for your sentence.")
@@ -89,6 +92,8 @@ def show_architecture(cfg: TransformerConfig) -> None:
         if target:
             st.switch_page(target)
     with right:
+        if presenting:
+            st.markdown(shape)
         st.markdown("**Every page**")
         for part, target, what in ARCHITECTURE:
             st.page_link(target, label=part)

@@ -52,9 +52,10 @@ class Figures:
     def _weights(self, trace: Trace, layer: int | None = None):
         return trace.attention("encoder", "self", self.layer if layer is None else layer)  # (H, S, S)
 
-    def figure3(self, tr3: Trace, best3: HeadScore) -> None:
+    def figure3(self, tr3: Trace, best3: HeadScore, where=None) -> None:
         """Figure 3: the lines leaving one query token in every head, as a heatmap too, and in the head
-        of the whole encoder with the strongest evidence (`best3`)."""
+        of the whole encoder with the strongest evidence (`best3`); the query token's picker in `where`
+        (default: above the figures)."""
         p, sel, head_names, colors = self.p, self.p.sel, self.head_names, self.p.colors["categorical"]
         labels3 = token_labels(tr3.src_pieces, p.sel.pieces)
         weights3 = self._weights(tr3)
@@ -62,7 +63,7 @@ class Figures:
             "q3", "paper_q3", evidence.default_position(tr3.src_pieces, "making"), list(range(len(labels3)))
         )
         names3 = choices(labels3)
-        query3 = st.selectbox(
+        query3 = (where or st).selectbox(
             "Query token", range(len(labels3)), format_func=lambda i: names3[i], key="paper_q3"
         )
         show_figure(

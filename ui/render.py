@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import math
 import re
 
@@ -24,7 +25,9 @@ with HEAVY_IMPORTS:
 # Static styling only (no user text ever goes through HTML): larger type for projection.
 # The root font size stays as it is: Streamlit sizes its layout (paddings, the sidebar) in rem, and a
 # larger root made the sidebar half of a 1024-px screen and squeezed the page into a strip. The sidebar
-# widens a little (in px, for the same reason) and its page names wrap instead of being cut.
+# widens a little (in px, for the same reason) and its page names wrap instead of being cut. Half the
+# space above the title (its text still starts below the 60-px header bar) leaves room for a page's figure
+# on the first screen of a 1024 × 768 projector; formulas grow 1.45 times from 19 px, like the text.
 PRESENTER_CSS = """
 <style>
 .stMarkdown, .stText, .stCaption, p, li, label { font-size: 1.35rem !important; }
@@ -40,6 +43,8 @@ h3 { font-size: 1.7rem !important; }
 input, textarea { font-size: 1.35rem !important; }
 [data-testid="stSliderThumbValue"], [data-testid="stSliderTickBarMin"],
 [data-testid="stSliderTickBarMax"] { font-size: 1.2rem !important; }
+[data-testid="stMainBlockContainer"] { padding-top: 3rem !important; }
+.katex-display > .katex { font-size: 1.75rem !important; }
 </style>
 """
 # Static styling on every page (no user text ever goes through HTML). A tab bar and a multiselect's
@@ -105,6 +110,41 @@ def figure_columns(spec: int | list) -> list:
     if sel is not None and sel.presenter:
         return [st.container() for _ in range(spec if isinstance(spec, int) else len(spec))]
     return st.columns(spec)
+
+
+def fold(label: str):
+    """A `with` block for text that can wait: in presenter mode a closed expander named `label`, so that
+    the page's figure fits on the first screen of a 1024 × 768 projector; elsewhere nothing (in place)."""
+    return st.expander(label) if state.presenter() else contextlib.nullcontext()
+
+
+def figure_first():
+    """A `with` block for a figure the page explains before drawing it: in presenter mode a place made
+    now, so that the figure drawn into it later stands above that text (a class sees the figure on the
+    first screen, the text after it); elsewhere nothing, and the page keeps its order."""
+    return st.container() if state.presenter() else contextlib.nullcontext()
+
+
+class _Here:
+    """The page itself as a place: `place.slider(...)` is `st.slider(...)`, `with place:` changes nothing."""
+
+    def __getattr__(self, name: str):
+        return getattr(st, name)
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc) -> bool:
+        return False
+
+
+def control_columns(spec: int | list, **options) -> list:
+    """Places for controls: side by side in presenter mode (`st.columns(spec, **options)`; one under
+    another, they pushed the figure off the first screen at 1024 × 768); elsewhere the page itself, one
+    under another as always."""
+    if state.presenter():
+        return st.columns(spec, **options)
+    return [_Here()] * (spec if isinstance(spec, int) else len(spec))
 
 
 def for_display(fig, sel: Selection | None = None):

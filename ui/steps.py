@@ -11,7 +11,7 @@ from transformer.trace import Trace
 from ui import live, rows
 from ui import model as model_io
 from ui.frozen import frozen
-from ui.render import column_width, figure_columns, for_display, show_figure
+from ui.render import column_width, figure_columns, figure_first, for_display, show_figure
 from ui.state import Selection
 from ui.url_state import url_widget
 from viz import steps as viz_steps
@@ -38,6 +38,13 @@ def heading(sel: Selection, n_layers: int, n_heads: int) -> str:
     )
 
 
+def show_heading(sel: Selection, n_layers: int, n_heads: int) -> None:
+    """The `heading` above the steps; in presenter mode the controls right above it name the same, and
+    the first step's figure needs its line on a 1024 × 768 projector's first screen."""
+    if not sel.presenter:
+        st.subheader(heading(sel, n_layers, n_heads))
+
+
 def query_picker(model_id: str, trace: Trace, sel: Selection, pieces: bool) -> int | None:
     """The query the page follows through every step (None: none), one choice per stack and length."""
     query_labels = rows.query_labels(model_id, trace, sel.stack, sel.kind, pieces)
@@ -59,14 +66,17 @@ def stepper(sel: Selection, figs: dict, shown: list[str]):
 
     def step(title: str, formula: str, text: str, names: list[str], caption: str | None = None) -> None:
         """One step: its formula and explanation side by side, then its figure(s) side by side. In
-        presenter mode (large type, often a narrow projector) everything stands one under another."""
+        presenter mode (large type, often a narrow projector) everything stands one under another, the
+        figures first: the first step's is then on the projector's first screen."""
         st.header(title)
+        figures = figure_first()
         left, right = (st, st) if sel.presenter else st.columns([2, 3])
         left.latex(formula)
         right.markdown(text)
-        for place, name in zip(figure_columns(len(names)), names):
-            with place:
-                show_figure(figs[name], key=f"steps_{name}", displayed=True)
+        with figures:
+            for place, name in zip(figure_columns(len(names)), names):
+                with place:
+                    show_figure(figs[name], key=f"steps_{name}", displayed=True)
         shown.extend(names)
         if caption:
             st.caption(caption)

@@ -9,6 +9,7 @@ import math
 import streamlit as st
 
 from analysis import worked
+from ui import state
 from ui.render import show_figure, show_table
 from ui.url_state import url_widget
 from viz import worked as viz_worked
@@ -34,12 +35,13 @@ def attention_example(colors: dict) -> bool:
     """Editors for Q, K and V, then every step of Eq. 1 on them; False when they do not parse or fit."""
     for key, value in EDITORS.items():  # in the link as "q", "k", "v" when edited
         url_widget(key.removeprefix("wk_"), key, worked.format_matrix(value), max_items=500)
-    cols = st.columns(3)
+    presenting = state.presenter()  # the button beside the boxes: the figure fits on a projector's screen
+    cols = st.columns([1, 1, 1, 1.1], vertical_alignment="bottom") if presenting else st.columns(3)
     texts = [
         cols[i].text_area(f"{name} (one row per token)", key=key, height=110)
         for i, (name, key) in enumerate((("Q", "wk_q"), ("K", "wk_k"), ("V", "wk_v")))
     ]
-    st.button("Back to the example", key="wk_reset", on_click=_reset_matrices)
+    (cols[3] if presenting else st).button("Back to the example", key="wk_reset", on_click=_reset_matrices)
     q, k, v = (_parsed(name, text, worked.parse_matrix) for name, text in zip("QKV", texts, strict=True))
     if q is None or k is None or v is None:
         return False

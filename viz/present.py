@@ -27,7 +27,8 @@ def presenter_fonts(fig: go.Figure, scale: float, max_width: int | None = None) 
     """A copy of `fig` with all of its text `scale` times larger (the given figure is not modified).
 
     Every text size is set explicitly (title, axis ticks and titles, annotations, colour bars,
-    legend, hover), since Streamlit's chart theme would otherwise keep its own sizes for most of them.
+    legend, hover, a trace's own text), since Streamlit's chart theme would otherwise keep its own sizes
+    for most of them.
     The margins grow by the same factor, for figures that size them to their labels instead of letting
     Plotly push them (`viz.heatmap.fixed_margins`); the figure grows by as much as its margins did, and
     its plot by half the factor, so that larger ticks do not squeeze the plot (a figure with a width of
@@ -54,6 +55,9 @@ def presenter_fonts(fig: go.Figure, scale: float, max_width: int | None = None) 
         for shift in ("xshift", "yshift"):  # px from a panel's edge, past text that grew as well
             if annotation[shift]:
                 annotation[shift] = round(annotation[shift] * scale)
+    for trace in new.data:  # text drawn at a size of its own: the head view's tokens stayed at 13 px
+        if "textfont" in trace and trace.textfont.size is not None:
+            trace.textfont.size = _scaled(trace.textfont.size, scale)
     bars = [trace.colorbar for trace in new.data if "colorbar" in trace]
     bars += [axis.colorbar for axis in new.select_coloraxes()]
     for bar in bars:
