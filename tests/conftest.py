@@ -9,13 +9,27 @@ import os
 
 import pytest
 import torch
-from streamlit.components.v2 import manifest_scanner
+
+try:  # absent where only PyTorch is installed: `make test-cuda`'s tests need no Streamlit
+    from streamlit.components.v2 import manifest_scanner
+except ImportError:
+    manifest_scanner = None
 
 from transformer import Transformer, TransformerConfig
 
 # No warm-up (ui.warm) in the servers the tests start (tests/server.py passes its environment on): it would
 # share the CPU with the tests. tests/test_warm.py switches it on for the server that checks it.
 os.environ.setdefault("ATLAS_WARM_UP", "0")
+
+# One PyTorch thread, in this process and in every process the tests start (servers, commands: they get
+# this environment), unless OMP_NUM_THREADS says otherwise. The servers share the 2 cores with Chromium
+# and this process: two OpenMP threads that wait for each other there ran the shipped model's greedy
+# translation in 5 s instead of 0.08 s (transformer.translate.THREADS says the same of a busy machine).
+# One model slot (ui.turns) as before: with one thread ui.turns would otherwise open one slot per core.
+if "OMP_NUM_THREADS" not in os.environ:
+    os.environ["OMP_NUM_THREADS"] = "1"
+    torch.set_num_threads(1)
+os.environ.setdefault("ATLAS_MODEL_SLOTS", "1")
 
 
 def pytest_addoption(parser):
@@ -74,5 +88,38 @@ def batch(tiny_config):
 # Streamlit looks for v2 component manifests in every installed package's metadata each time a runtime
 # starts: once per AppTest (0.4-1.3 s each here, most of a page test's time). The installed packages do
 # not change during a test session: look once.
-_scan = manifest_scanner.scan_component_manifests
-manifest_scanner.scan_component_manifests = functools.lru_cache(maxsize=1)(_scan)
+if manifest_scanner is not None:
+    _scan = manifest_scanner.scan_component_manifests
+    manifest_scanner.scan_component_manifests = functools.lru_cache(maxsize=1)(_scan)
+
+
+@pytest.fixture(scope="session")
+def app_server():
+    """One `streamlit run app.py` on the shipped model for the whole session (tests/server.py), shared by
+    the real-browser tests that need no server of their own: a server started and its model loaded once,
+    not once per module. Each test still opens its own browser context, so its own Streamlit session.
+    A test that needs a fresh server, another model directory or other settings starts its own."""
+    from server import streamlit_server
+
+    with streamlit_server() as running:
+        yield running
+
+
+# `make test` runs the tests in two processes (pytest-xdist, `--dist loadgroup`): each module's tests
+# stay together in one process (its module fixtures are made once), and the modules that start a Streamlit
+# server or a browser form one group that runs in one process, one after another: never two browser tests
+# at once on a 2-core machine, and the session's shared server (`app_server`) is started once.
+SERVER_MODULES = {
+    "test_ablations_browser", "test_browser", "test_class_at_once", "test_install",
+    "test_lazy_figures_browser", "test_live_browser", "test_live_train", "test_load", "test_plotly_preload",
+    "test_presenter_browser", "test_presenter_first_screen_browser", "test_security", "test_serve",
+}  # fmt: skip
+
+
+def pytest_collection_modifyitems(config, items):
+    if not config.pluginmanager.hasplugin("xdist"):
+        return
+    for item in items:
+        module = item.path.stem
+        group = "servers" if module in SERVER_MODULES or "app_server" in item.fixturenames else module
+        item.add_marker(pytest.mark.xdist_group(group))

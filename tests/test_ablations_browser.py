@@ -6,7 +6,7 @@ from __future__ import annotations
 import urllib.parse
 
 import pytest
-from server import DRAWN, chromium, streamlit_server, wait_idle
+from server import DRAWN, chromium, wait_idle
 from test_browser import assert_clean
 
 from ui import ablations
@@ -15,11 +15,12 @@ pytestmark = pytest.mark.timeout(900)
 TIMEOUT_MS = 240_000
 
 
-def test_every_variant_renders_in_chromium():
+def test_every_variant_renders_in_chromium(app_server):
     scores, _ = ablations.read_scores()
     pairs = [(key, v) for key, c in ablations.CHOICES.items() for v in c.variants if v in scores]
     assert len(pairs) >= 10
-    with streamlit_server() as server, chromium() as browser:
+    server = app_server  # the session's shared server (conftest.py)
+    with chromium() as browser:
         context = browser.new_context(viewport={"width": 1400, "height": 1000})
         tab = context.new_page()
         tab.js_errors, tab.dialogs = [], []

@@ -35,9 +35,9 @@ ERROR_BOX = '[data-testid="stAlertContentError"]'
 
 
 @pytest.fixture(scope="module")
-def server():
-    with streamlit_server() as running:
-        yield running
+def server(app_server):
+    """The session's shared server (conftest.py)."""
+    return app_server
 
 
 @pytest.fixture(scope="module")

@@ -10,7 +10,7 @@ from __future__ import annotations
 import sys
 
 import pytest
-from server import ROOT, streamlit_server
+from server import ROOT
 
 sys.path.insert(0, str(ROOT / "bench"))
 import class_at_once as cao  # noqa: E402
@@ -19,10 +19,10 @@ pytestmark = pytest.mark.timeout(1800)
 
 
 @pytest.fixture(scope="module")
-def url():
-    with streamlit_server() as server:
-        cao.warm_up(server.url, timeout=900)
-        yield server.url
+def url(app_server):
+    """The session's shared server (conftest.py), each page visited once first."""
+    cao.warm_up(app_server.url, timeout=900)
+    return app_server.url
 
 
 def test_each_session_gets_its_own_sentence(url):

@@ -3,14 +3,15 @@ headless Chromium: a closed expander or tab draws no figure, and opening one dra
 
 from __future__ import annotations
 
-from server import DRAWN, chromium, streamlit_server, wait_idle
+from server import DRAWN, chromium, wait_idle
 
 TIMEOUT_MS = 300_000
 CHART = '[data-testid="stPlotlyChart"]'
 
 
-def test_decoder_page_draws_closed_figures_only_when_opened():
-    with chromium() as browser, streamlit_server() as server:
+def test_decoder_page_draws_closed_figures_only_when_opened(app_server):
+    server = app_server  # the session's shared server (conftest.py); this test's own browser context
+    with chromium() as browser:
         tab = browser.new_context(viewport={"width": 1440, "height": 900}).new_page()
         tab.goto(f"{server.url}/Decoder_and_generation?model=numbers", wait_until="domcontentloaded")
         wait_idle(tab, TIMEOUT_MS)

@@ -16,6 +16,7 @@ import urllib.parse
 
 import pytest
 from server import (
+    APP_IDLE,
     ARTIFACTS,
     EXCEPTION,
     ROOT,
@@ -123,7 +124,9 @@ def test_twenty_sessions():
                     t.locator(SENTENCE_BOX).press("Control+Enter")
                 for i, (t, sentence) in enumerate(zip(tabs, mine)):
                     t.wait_for_function(LINK_HAS, arg=sentence, timeout=TIMEOUT_MS)
-                    wait_idle(t, TIMEOUT_MS)
+                    # the link carries the sentence: the run it started is under way or over (no need
+                    # for wait_idle's pause for a rerun that has yet to begin), wait for its end
+                    t.wait_for_selector(APP_IDLE, state="attached", timeout=TIMEOUT_MS)
                     others = [s for s in SENTENCES if s != sentence]
                     check_session(t, sentence, others, f"session {wave}.{i} home")
                 peak = max(peak, server_rss_mb(server))

@@ -12,7 +12,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from server import chromium, streamlit_server, wait_idle
+from server import chromium, wait_idle
 from streamlit.testing.v1 import AppTest
 
 from ui.home import PLOTLY_PRELOAD_KEY
@@ -32,8 +32,9 @@ def test_the_home_pages_one_plotly_chart_is_the_empty_preload():
     assert all(not trace.get("x") for trace in json.loads(charts[0].proto.spec)["data"])  # nothing to see
 
 
-def test_plotly_is_loaded_on_the_home_page_off_screen_and_not_again_after_a_click():
-    with chromium() as browser, streamlit_server() as server:
+def test_plotly_is_loaded_on_the_home_page_off_screen_and_not_again_after_a_click(app_server):
+    server = app_server  # the session's shared server (conftest.py); a new context has an empty cache
+    with chromium() as browser:
         context = browser.new_context(viewport={"width": 1440, "height": 900})
         tab = context.new_page()
         try:

@@ -20,7 +20,6 @@ from server import (
     chromium,
     discover_pages,
     page_url,
-    streamlit_server,
     type_sentence,
     wait_idle,
 )
@@ -154,9 +153,9 @@ INJECTED = """() => {
 
 
 @pytest.fixture(scope="module")
-def server():
-    with streamlit_server() as running:
-        yield running
+def server(app_server):
+    """The session's shared server (conftest.py)."""
+    return app_server
 
 
 @pytest.fixture(scope="module")
