@@ -18,6 +18,9 @@ def test_decoder_page_draws_closed_figures_only_when_opened(app_server):
         tab.wait_for_selector(DRAWN, state="visible", timeout=TIMEOUT_MS)
         main = tab.locator('[data-testid="stMain"]')
         charts = main.locator(CHART)
+        # on a loaded machine the page can be idle between the first deep link's run and its rerun
+        tab.wait_for_function(f"() => document.querySelectorAll('{CHART}').length >= 4", timeout=TIMEOUT_MS)
+        wait_idle(tab, TIMEOUT_MS)
         assert charts.count() == 4  # masked self, cross average, next-token bars, the newest cross row
 
         main.get_by_text("Cross-attention head by head").click()  # an expander: opened, its grid drawn

@@ -132,7 +132,8 @@ def test_twenty_sessions():
                 peak = max(peak, server_rss_mb(server))
                 for i, t in enumerate(tabs):  # switch pages as a student does: the sidebar's page list
                     target = targets[(wave * AT_ONCE + i) % len(targets)]
-                    t.locator(f'[data-testid="stSidebarNav"] a[href$="/{target.url_path}"]').first.click()
+                    link = t.locator(f'[data-testid="stSidebarNav"] a[href$="/{target.url_path}"]').first
+                    link.click(timeout=TIMEOUT_MS)  # twenty sessions on 2 cores: not Playwright's 30 s
                 for i, (t, sentence) in enumerate(zip(tabs, mine)):
                     target = targets[(wave * AT_ONCE + i) % len(targets)]
                     t.wait_for_url(f"**/{target.url_path}*", timeout=TIMEOUT_MS)
