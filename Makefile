@@ -45,7 +45,7 @@ browser-deps:  ## Debian's Chromium for the real-browser tests (Playwright drive
 
 test: $(DEV_STAMP) browser-deps  ## install everything and run the tests
 	$(PY) -m ruff check .
-	$(PY) -m pytest -q --durations=15 -n 2 --dist loadgroup
+	$(PY) -m pytest -q --durations=15 -n 2 --dist loadscope
 
 test-cuda: $(DEV_STAMP)  ## model, decoding, trace and a training step on the GPU vs the CPU (needs a CUDA build of torch)
 	$(PY) -m pytest -q tests/test_device.py --device cuda

@@ -105,21 +105,43 @@ def app_server():
         yield running
 
 
-# `make test` runs the tests in two processes (pytest-xdist, `--dist loadgroup`): each module's tests
-# stay together in one process (its module fixtures are made once), and the modules that start a Streamlit
-# server or a browser form one group that runs in one process, one after another: never two browser tests
-# at once on a 2-core machine, and the session's shared server (`app_server`) is started once.
+# `make test` runs the tests in two processes (pytest-xdist), one test module at a time each: a module's
+# tests stay together, so its module fixtures (a trained toy model, a server of its own) are made once and
+# the session's shared server (`app_server`) once per process. The load test (a dozen browser sessions at
+# once, minutes) goes first, beside the modules that need no browser; the modules that start a server or
+# a browser follow, two at a time. (xdist's own `xdist_group` marks do nothing under pytest 9: they
+# rename a test id that pytest no longer reads. The modules are grouped here, by xdist's scheduler hook.)
+FIRST = "test_load"
 SERVER_MODULES = {
     "test_ablations_browser", "test_browser", "test_class_at_once", "test_install",
-    "test_lazy_figures_browser", "test_live_browser", "test_live_train", "test_load", "test_plotly_preload",
+    "test_lazy_figures_browser", "test_live_browser", "test_live_train", "test_plotly_preload",
     "test_presenter_browser", "test_presenter_first_screen_browser", "test_security", "test_serve",
 }  # fmt: skip
 
 
+def _module(nodeid: str) -> str:
+    return nodeid.split("::", 1)[0].rsplit("/", 1)[-1].removesuffix(".py")
+
+
 def pytest_collection_modifyitems(config, items):
-    if not config.pluginmanager.hasplugin("xdist"):
-        return
-    for item in items:
-        module = item.path.stem
-        group = "servers" if module in SERVER_MODULES or "app_server" in item.fixturenames else module
-        item.add_marker(pytest.mark.xdist_group(group))
+    def rank(item) -> int:
+        module = _module(item.nodeid)
+        if module == FIRST:
+            return 0
+        return 2 if module in SERVER_MODULES or "app_server" in item.fixturenames else 1
+
+    items.sort(key=rank)  # stable: the modules keep their order within each rank
+
+
+@pytest.hookimpl(optionalhook=True)  # only where xdist runs the tests
+def pytest_xdist_make_scheduler(config, log):
+    from xdist.scheduler import LoadScopeScheduling
+
+    class ByModule(LoadScopeScheduling):
+        """One work unit per test module, in collection order (`pytest_collection_modifyitems`)."""
+
+        def _split_scope(self, nodeid: str) -> str:
+            return _module(nodeid)
+
+    config.option.loadscopereorder = False
+    return ByModule(config, log)
