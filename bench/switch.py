@@ -50,9 +50,10 @@ def idle_after_key(tab, slider, key: str) -> float:
     return tab.evaluate(IDLE_MS_JS)
 
 
-def live_after_key(tab, slider, key: str) -> tuple[float, float, float]:
+def live_after_key(tab, slider, key: str) -> tuple[float, float, float, dict]:
     """ms from a key press to the figures in view drawn anew in the browser, to all of them (those out
-    of view follow, one a frame), and to the page idle after the rerun."""
+    of view follow, one a frame), and to the page idle after the rerun; and figure -> ms its own change
+    took."""
     before = tab.evaluate(LIVE_JS)
     slider.focus()
     tab.evaluate(WATCH_JS)
@@ -63,12 +64,12 @@ def live_after_key(tab, slider, key: str) -> tuple[float, float, float]:
         polling="raf",
         timeout=120_000,
     )
-    visible, drawn = tab.evaluate(
+    visible, drawn, took = tab.evaluate(
         "() => [window.atlasLiveDrawn.visible - window.atlasLiveKey, "
-        "window.atlasLiveDrawn.drawn - window.atlasLiveKey]"
+        "window.atlasLiveDrawn.drawn - window.atlasLiveKey, window.atlasLiveDrawn.took]"
     )
     tab.wait_for_function(SETTLED_JS, arg=QUIET_MS, polling=50, timeout=120_000)
-    return visible, drawn, tab.evaluate(IDLE_MS_JS)
+    return visible, drawn, tab.evaluate(IDLE_MS_JS), took
 
 
 def hover_times(tab, figure_key: str, runs: int) -> list[float]:
@@ -120,6 +121,7 @@ def bench_app(browser, runs: int) -> dict:
         for page, sliders, hover in (
             ("Attention_step_by_step", ("Head", "Layer"), "steps_pattern"),
             ("Multi_head_attention", ("Layer",), "mh_grid"),
+            ("Decoder_and_generation", ("Head", "Layer"), "dec_self"),
         ):
             # a middle layer and head (1-based in the URL): each key press moves the slider
             tab.goto(f"{server.url}/{page}?layer=3&head=3", wait_until="domcontentloaded")
@@ -135,6 +137,10 @@ def bench_app(browser, runs: int) -> dict:
                     "drawn": summary([t[0] for t in times]),
                     "all_drawn": summary([t[1] for t in times]),
                     "idle": summary([t[2] for t in times]),
+                    "per_figure_ms": {
+                        fig: round(statistics.median(t[3][fig] for t in times if fig in t[3]), 1)
+                        for fig in sorted({fig for t in times for fig in t[3]})
+                    },
                 }
             out[f"{page} hover"] = {"drawn": summary(hover_times(tab, hover, 2 * runs))}
     return out

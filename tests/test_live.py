@@ -158,3 +158,44 @@ def test_a_layer_change_of_the_heads_grid_and_concat_draws_what_the_server_draws
         assert layout[f"{axis}.cmax"] == pytest.approx(want.layout[axis].cmax)
         assert layout[f"{axis}.cmin"] == pytest.approx(want.layout[axis].cmin)
     assert layout["title.text"] == want.layout.title.text
+
+
+@pytest.mark.parametrize("contrast", [False, True])
+def test_a_head_change_of_the_decoders_masked_self_attention_draws_what_the_server_draws(trace, contrast):
+    from viz import decoding
+
+    labels = token_labels(trace.tgt_pieces, True)
+    allowed = trace.get(trace.attn_name("decoder", "self", 0, "mask"))[0]
+
+    def masked(layer, head):
+        fig = decoding.masked_attention_heatmap(trace.attention("decoder", "self", layer)[head], allowed,
+                                                labels, labels, f"decoder layer {layer + 1} of 2, head "
+                                                f"{head + 1}: masked self-attention")  # fmt: skip
+        return relative_to_uniform(fig, "RdBu_r") if contrast else fig
+
+    data, layout = decoding.masked_changes(masked(0, 0), "layer 1 of 2, head 1", "layer 2 of 2, head 2",
+                                           trace.attention("decoder", "self", 1)[1], allowed)  # fmt: skip
+    want = masked(1, 1)
+    np.testing.assert_allclose(unpack(data["z"][0]), np.asarray(want.data[0].z, dtype=float), rtol=1e-6)
+    assert np.isnan(unpack(data["z"][0])[0, 1:]).all()  # the future stays a gap
+    assert data["text"][0] == np.asarray(want.data[0].text).tolist()  # "0 (blocked: …)" on hover
+    assert layout["title.text"] == want.layout.title.text
+    assert ("customdata" in data) == contrast
+
+
+def test_a_layer_change_of_the_cross_attention_average_draws_what_the_server_draws(trace):
+    from viz import decoding
+    from viz.live import heatmap_change
+
+    tgt, src = token_labels(trace.tgt_pieces, True), token_labels(trace.src_pieces, True)
+
+    def average(layer):
+        return decoding.alignment_heatmap(trace.attention("decoder", "cross", layer), tgt, src,
+                                          f"decoder layer {layer + 1} of 2: cross-attention")  # fmt: skip
+
+    weights = trace.attention("decoder", "cross", 1)
+    data, layout = heatmap_change(average(0), "layer 1 of 2", "layer 2 of 2", weights.mean(0))
+    want = average(1)
+    np.testing.assert_allclose(unpack(data["z"][0]), np.asarray(want.data[0].z, dtype=float), rtol=1e-6)
+    assert not np.allclose(unpack(data["z"][0]), np.asarray(average(0).data[0].z, dtype=float))
+    assert layout == {"title.text": want.layout.title.text}

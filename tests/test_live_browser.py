@@ -98,5 +98,13 @@ def test_heads_layers_and_hover_switch_in_the_browser():
         open_page(tab, f"{server.url}/Multi_head_attention?layer=1")
         step_and_compare(tab, "Layer", "ArrowRight", "mh_grid", "1")
         step_and_compare(tab, "Layer", "ArrowRight", "mh_head_view", "2")
+
+        # the decoder: its masked self-attention follows the head, its cross-attention the layer only
+        open_page(tab, f"{server.url}/Decoder_and_generation?layer=1&head=1")
+        assert step_and_compare(tab, "Head", "ArrowRight", "dec_self", "0,1") == "0,1"
+        cross = tab.evaluate(SHOWN_JS, "dec_cross_avg")
+        assert cross["ours"] is None  # the head does not change it: left as the server drew it
+        assert step_and_compare(tab, "Decoder layer", "ArrowRight", "dec_cross_avg", "1,1") == "1"
+        assert "layer=2" in tab.url and "head=2" in tab.url
         assert_clean(tab, "live switching")
         context.close()

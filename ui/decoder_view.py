@@ -11,7 +11,7 @@ import streamlit as st
 from analysis.decoding import step_from_trace, step_limit
 from attention_atlas.decoder_input import DecoderInput
 from transformer.trace import Trace
-from ui import decoder_reads, forcing, generation, state, url_state
+from ui import decoder_live, decoder_reads, forcing, generation, state, url_state
 from ui import model as model_io
 from ui.forcing import Forcing
 from ui.generation import TOP_K
@@ -171,6 +171,10 @@ def generating(v: View) -> None:
             with tab:
                 show_figure(figs[name], key=f"dec_step_{name}", caption=v.numbering, displayed=True)
                 uniform_note(step_tr, "decoder", kind, v.sel.layer if one_layer else None)
+    # a layer or head is drawn in the browser first; the rerun the slider starts keeps the URL in step
+    this_layer = {name: f"dec_step_{name}" for name, _, one_layer in ROW_TABS.values() if one_layer}
+    decoder_live.switch_in_browser(p.lm.model_id, p.src.text, v.shown, v.chosen.ids, tuple(prefix),
+                                   this_layer)  # fmt: skip
 
 
 def beam_search(page: Page) -> None:

@@ -11,11 +11,13 @@ the decoder page passes its ids, which a forcing of the reader's may have change
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 import streamlit as st
 
 from analysis.decoding import decoding_step, step_from_trace, step_limit
 from transformer.pretrained import Decoding
-from ui import gold
+from ui import gold, live
 from ui import model as model_io
 from ui.frozen import frozen
 from ui.render import column_width, for_display, grid_columns
@@ -72,12 +74,18 @@ def _continued(model_id: str, sentence: str, start: tuple[int, ...], n: int) -> 
     return ids[len(start) :]
 
 
+def scope(model_id: str, text: str, sel: Selection, ids: tuple[int, ...] | None, prefix=None) -> str:
+    """What a figure shows apart from the layer and head (`ui.live`): the decoder's input `ids` for the
+    masked self-attention and the cross-attention, the "Next token" `prefix` for its rows."""
+    return live.scope(model_id, text, replace(sel, layer=0, head=0), ids, prefix)
+
+
 def names(sel: Selection, n_layers: int, n_heads: int) -> tuple[list[str], list[str]]:
     return ([f"head {sel.show_head(h)}" for h in range(n_heads)],
             [f"layer {sel.show_layer(i)}" for i in range(n_layers)])  # fmt: skip
 
 
-def _read(model_id: str, text: str, sel: Selection, ids: tuple[int, ...] | None):
+def read(model_id: str, text: str, sel: Selection, ids: tuple[int, ...] | None):
     """The trace of the decoder reading `<s>` + `ids`, or the decoder input the selection names."""
     if ids is None:
         return model_io.decoder_trace(model_id, text, sel.decoder_choice)
@@ -88,7 +96,7 @@ def _read(model_id: str, text: str, sel: Selection, ids: tuple[int, ...] | None)
 def self_figure(model_id: str, text: str, sel: Selection, ids: tuple[int, ...] | None = None):
     """The masked self-attention of the selection's decoder layer and head, on `<s>` + `ids` (default:
     the decoder input the selection names; the decoder page passes a forced one, `ui.forcing`)."""
-    lm, tr = model_io.by_id(model_id), _read(model_id, text, sel, ids)
+    lm, tr = model_io.by_id(model_id), read(model_id, text, sel, ids)
     head_names, _ = names(sel, lm.model.config.n_layers, lm.model.config.n_heads)
     labels = token_labels(tr.tgt_pieces, sel.pieces)
     fig = dec_viz.masked_attention_heatmap(
@@ -99,7 +107,9 @@ def self_figure(model_id: str, text: str, sel: Selection, ids: tuple[int, ...] |
         "masked self-attention",
         colorscale=palette(sel.palette)["sequential"],
     )  # fmt: skip
-    return frozen(for_display(fig, sel))
+    fig = for_display(fig, sel)
+    fig.layout.uirevision = scope(model_id, text, sel, ids)
+    return frozen(fig)
 
 
 @st.cache_resource(max_entries=64, show_spinner=False)
@@ -109,7 +119,7 @@ def cross_figures(
     """The layer's cross-attention averaged over the heads (with the numbers model's right answer) and
     head by head, on `<s>` + `ids` as `self_figure`; and the gold caption, or why there is no gold
     (`gold.marks`)."""
-    lm, tr = model_io.by_id(model_id), _read(model_id, text, sel, ids)
+    lm, tr = model_io.by_id(model_id), read(model_id, text, sel, ids)
     cfg, colors = lm.model.config, palette(sel.palette)
     head_names, _ = names(sel, cfg.n_layers, cfg.n_heads)
     tgt = query_labels(model_id, tr, "decoder", "cross", sel.pieces)  # "reads → writes"
@@ -129,8 +139,9 @@ def cross_figures(
         colorscale=colors["sequential"],
         max_cols=grid_columns(sel, "cross"),
     )
-    figs = {"average": frozen(for_display(average, sel)), "heads": frozen(for_display(heads, sel))}
-    return figs, right, why_not
+    stamped = live.stamp({"average": for_display(average, sel), "heads": for_display(heads, sel)},
+                         scope(model_id, text, sel, ids))  # fmt: skip
+    return {name: frozen(fig) for name, fig in stamped.items()}, right, why_not
 
 
 @st.cache_resource(max_entries=64, show_spinner=False)
@@ -166,4 +177,6 @@ def step_figures(model_id: str, text: str, prefix: tuple[int, ...], sel: Selecti
             f"Where {newest} looks in the English sentence, layer by layer", colorscale=colors["sequential"],
         ),
     }  # fmt: skip
-    return {name: frozen(for_display(fig, sel)) for name, fig in figs.items()}
+    shown = live.stamp({name: for_display(fig, sel) for name, fig in figs.items()},
+                       scope(model_id, text, sel, None, prefix))  # fmt: skip
+    return {name: frozen(fig) for name, fig in shown.items()}

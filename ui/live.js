@@ -5,14 +5,19 @@
 //   dims     the slider dimensions, e.g. ["layer", "head"]; sliders: dimension -> Streamlit widget key
 //   offset   0 or 1: what the sliders show for layer 0 / head 0
 //   drawn    the selection the server drew, e.g. "2,5" (layer 2, head 5; 0-based)
-//   figures  figure key -> {roles: one per trace, {rows, cols, x, y}: what its rows and columns are}
+//   figures  figure key -> {roles: one per trace, {rows, cols, x, y}: what its rows and columns are
+//            ("query", "key", "source" or another name: cells of the same name light together),
+//            dims: the dimensions the figure changes with, when not all (a cross-attention average
+//            changes with the layer, not with the head), scope: its own, when not the page's}
 //   changes  selection -> figure key -> [data, layout], the arguments of Plotly.update (viz/live.py),
-//            or {figure}: a whole figure to draw instead (its traces depend on the numbers)
+//            or {figure}: a whole figure to draw instead (its traces depend on the numbers); a figure
+//            with dims of its own is found under the selection of those dims only ("2" for layer 2)
 // When a slider moves (arrow key or pointer), every figure is updated here at once; Streamlit reruns the
 // script afterwards only to keep the URL and the other pages in step, and redraws the same picture.
 // Hovering a cell lights its query row and key column in every figure of the page.
 
 const HOVER = "atlas-hover";
+const lights = (name) => Boolean(name) && name !== "dim"; // rows or columns of tokens (not of dimensions)
 let current = null; // the latest data
 let hooked = false;
 
@@ -26,7 +31,21 @@ function decoded(value) {
 }
 
 function plot(key) {
-  return document.querySelector(`.st-key-${key} .js-plotly-plot`);
+  // Streamlit's class for a widget key: every character but letters, digits, _ and - becomes -
+  const name = key.trim().replace(/[^a-zA-Z0-9_-]/g, "-");
+  return document.querySelector(`.st-key-${name} .js-plotly-plot`);
+}
+
+function scopeOf(key) {
+  return (current.figures[key] && current.figures[key].scope) || current.scope;
+}
+
+function project(sel, key) {
+  // the selection `sel` ("2,5") as figure `key` sees it: its own dims only ("2"), else all of it
+  const dims = current.figures[key] && current.figures[key].dims;
+  if (!dims) return sel;
+  const values = sel.split(",");
+  return dims.map((dim) => values[current.dims.indexOf(dim)]).join(",");
 }
 
 function selection(data, early = {}) {
@@ -56,12 +75,14 @@ function themed(drawn, text) {
 
 function needs(key, gd, sel) {
   // whether figure `key` (its plot `gd`) should change to show selection `sel`
-  const change = current.changes[sel] && current.changes[sel][key];
-  if (!change || !gd.layout || gd.layout.uirevision !== current.scope) return false;
-  return (gd.__atlasShown ?? current.drawn) !== sel;
+  const own = project(sel, key);
+  const change = current.changes[own] && current.changes[own][key];
+  if (!change || !gd.layout || gd.layout.uirevision !== scopeOf(key)) return false;
+  return (gd.__atlasShown ?? project(current.drawn, key)) !== own;
 }
 
 function apply(key, gd, sel) {
+  sel = project(sel, key);
   const change = current.changes[sel][key];
   const done = () => {
     gd.__atlasData = gd.data;
@@ -107,33 +128,40 @@ async function applyAll(early = {}) {
   if (!todo.length) return; // nothing to change
   wanted = sel;
   const first = todo.filter(([, gd]) => inView(gd));
-  await Promise.all(first.map(([key, gd]) => apply(key, gd, sel)));
+  const took = {}; // figure key -> ms its change took (bench/switch.py reports them)
+  const timed = async (key, gd) => {
+    const t0 = performance.now();
+    await apply(key, gd, sel);
+    took[key] = performance.now() - t0;
+  };
+  await Promise.all(first.map(([key, gd]) => timed(key, gd)));
   const visible = performance.now();
   for (const [key, gd] of todo.filter((item) => !first.includes(item))) {
     await new Promise(requestAnimationFrame);
     if (wanted !== sel) return;
-    if (needs(key, gd, sel)) await apply(key, gd, sel);
+    if (needs(key, gd, sel)) await timed(key, gd);
   }
   document.body.dataset.atlasLive = sel;
   // the first drawing of a new selection (drawn again after the rerun, it keeps its first time)
   if (!window.atlasLiveDrawn || window.atlasLiveDrawn.sel !== sel)
-    window.atlasLiveDrawn = { sel, started, visible, drawn: performance.now() };
+    window.atlasLiveDrawn = { sel, started, visible, drawn: performance.now(), took };
 }
 
 let lit = null; // the hovered cell last asked for
 
-async function highlight(query, key) {
-  // over every figure, the hovered query's row and the hovered key's row or column: those in view first
-  const asked = (lit = `${query},${key}`);
+async function highlight(at) {
+  // over every figure, the rows and columns of the hovered cell's tokens (`at`: role name -> index, e.g.
+  // {query: 2, key: 5}): those in view first
+  const asked = (lit = JSON.stringify(at));
   const started = performance.now();
   const todo = [];
   for (const [name, figure] of Object.entries(current.figures)) {
     const gd = plot(name);
-    if (!gd || !gd.layout || gd.layout.uirevision !== current.scope) continue;
+    if (!gd || !gd.layout || gd.layout.uirevision !== scopeOf(name)) continue;
     const shapes = (gd.layout.shapes || []).filter((s) => s.name !== HOVER);
     for (const role of figure.roles) {
-      const row = role.rows === "query" ? query : role.rows === "key" ? key : null;
-      const col = role.cols === "key" ? key : null;
+      const row = role.rows ? at[role.rows] : null;
+      const col = role.cols ? at[role.cols] : null;
       const style = { name: HOVER, type: "rect", line: { color: "#111", width: 2 }, fillcolor: "rgba(0,0,0,0.08)" };
       if (row !== null && row !== undefined && role.y)
         shapes.push({ ...style, xref: `${role.x} domain`, x0: 0, x1: 1, yref: role.y, y0: row - 0.5, y1: row + 0.5 });
@@ -150,7 +178,8 @@ async function highlight(query, key) {
     if (lit !== asked) return;
     await window.Plotly.relayout(gd, { shapes });
   }
-  window.atlasLiveHover = { query, key, started, visible, drawn: performance.now() };
+  window.atlasLiveHover = { query: at.query ?? null, key: at.key ?? null, ...at, started, visible,
+    drawn: performance.now() };
 }
 
 function hook(key, gd) {
@@ -169,11 +198,12 @@ function hook(key, gd) {
     if (!figure || !point) return;
     const role = figure.roles[point.curveNumber] || {};
     const [i, j] = Array.isArray(point.pointNumber) ? point.pointNumber : [null, point.pointNumber];
-    const query = role.rows === "query" ? i : null;
-    const keyIndex = role.rows === "key" ? i : role.cols === "key" ? j : null;
-    highlight(query, keyIndex);
+    const at = {};
+    if (lights(role.rows)) at[role.rows] = i;
+    if (lights(role.cols)) at[role.cols] = j;
+    highlight(at);
   });
-  gd.on("plotly_unhover", () => current && highlight(null, null));
+  gd.on("plotly_unhover", () => current && highlight({}));
 }
 
 function watch() {

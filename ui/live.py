@@ -42,11 +42,16 @@ def role(rows: str | None, cols: str | None, axes: str = "") -> dict:
 
 
 def live(name: str, dims: dict[str, str], offset: int, drawn: tuple[int, ...],
-         roles: dict[str, list[dict]], changes: dict[tuple[int, ...], dict[str, Change]], key: str) -> None:
+         roles: dict[str, list[dict]], changes: dict[tuple[int, ...], dict[str, Change]], key: str,
+         depends: dict[str, tuple[str, ...]] | None = None, scopes: dict[str, str] | None = None) -> None:
     """Mount the browser's switcher. `dims`: dimension ("layer", "head") -> its slider's widget key, in
     the order of the selections' tuples; `offset`: 0 or 1, the sliders' numbering; `drawn`: the
     selection the figures on the page show; `roles`: figure key -> one `role` per trace; `changes`:
-    selection -> figure key -> its change (only figures that differ from one selection to another)."""
+    selection -> figure key -> its change (only figures that differ from one selection to another);
+    `depends`: figure key -> the dims it changes with, when not all of them (its changes are then under
+    selections of those dims only: (layer,) for a figure that does not change with the head); `scopes`:
+    figure key -> its own scope, when not `name` (figures cached apart, that show other things)."""
+    depends, scopes = depends or {}, scopes or {}
     _COMPONENT(
         key=key,
         height="content",
@@ -56,7 +61,9 @@ def live(name: str, dims: dict[str, str], offset: int, drawn: tuple[int, ...],
             "sliders": dims,
             "offset": offset,
             "drawn": ",".join(map(str, drawn)),
-            "figures": {fig: {"roles": r} for fig, r in roles.items()},
+            "figures": {fig: {"roles": r, **({"dims": list(depends[fig])} if fig in depends else {}),
+                              **({"scope": scopes[fig]} if fig in scopes else {})}
+                        for fig, r in roles.items()},
             "changes": {",".join(map(str, sel)): per_fig for sel, per_fig in changes.items()},
         },
     )

@@ -18,6 +18,7 @@ import plotly.graph_objects as go
 
 from viz.heatmap import as_array, attention_heatmap
 from viz.labels import readable, word
+from viz.live import Change, heatmap_change
 from viz.multihead import as_stack, escape_text
 
 BLOCKED_TEXT = "0 (blocked: a future position)"
@@ -33,13 +34,28 @@ def masked_attention_heatmap(
     `allowed` (T, T) bool, True = may attend. Blocked cells are drawn as grey gaps (their weight is
     exactly 0 because their score was −∞) and say so on hover.
     """
+    w, ok = _masked(weights, allowed)
+    fig = attention_heatmap(np.where(ok, w, np.nan), query_labels, key_labels, title, colorscale)
+    fig.data[0].text = np.where(ok, np.char.mod("%.4f", w), BLOCKED_TEXT)
+    return fig
+
+
+def _masked(weights, allowed) -> tuple[np.ndarray, np.ndarray]:
+    """The weights (T, T) and the mask as a bool array (True = may attend), checked to fit."""
     w = as_array(weights)
     ok = np.asarray(allowed.detach().cpu().numpy() if hasattr(allowed, "detach") else allowed, dtype=bool)
     if ok.shape != w.shape:
         raise ValueError(f"mask shape {ok.shape} does not match weights {w.shape}")
-    fig = attention_heatmap(np.where(ok, w, np.nan), query_labels, key_labels, title, colorscale)
-    fig.data[0].text = np.where(ok, np.char.mod("%.4f", w), BLOCKED_TEXT)
-    return fig
+    return w, ok
+
+
+def masked_changes(fig: go.Figure, context: str, new_context: str, weights, allowed) -> Change:
+    """What changes in a `masked_attention_heatmap` drawn for `context` ("layer 1 of 6, head 1") to show
+    another head's weights (T, T), named `new_context`: the same mask, other numbers."""
+    w, ok = _masked(weights, allowed)
+    data, layout = heatmap_change(fig, context, new_context, np.where(ok, w, np.nan))
+    data["text"] = [np.where(ok, np.char.mod("%.4f", w), BLOCKED_TEXT).tolist()]
+    return data, layout
 
 
 def alignment_heatmap(

@@ -64,6 +64,13 @@ def heatmap_data(matrices: list, symmetric: bool = False, contrast: bool = False
     return data
 
 
+def heatmap_change(fig, context: str, new_context: str, values, symmetric: bool = False) -> Change:
+    """What changes in a figure of one heatmap trace drawn for `context` (e.g. "layer 1 of 6") to show
+    the matrix `values` of `new_context`; contrast (weights relative to uniform) is read off the figure."""
+    data = heatmap_data([values], symmetric=symmetric, contrast=fig.data[0].customdata is not None)
+    return data, retitled(fig, context, new_context)
+
+
 def retitle(title: str, old: str, new: str) -> str:
     """`title` with the words `old` (e.g. "L1 H2", "layer 3 of 6") replaced by `new`, the same number of
     words, keeping where the title was wrapped between two of them (a line break instead of a space)."""
