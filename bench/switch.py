@@ -122,6 +122,7 @@ def bench_app(browser, runs: int) -> dict:
             ("Attention_step_by_step", ("Head", "Layer"), "steps_pattern"),
             ("Multi_head_attention", ("Layer",), "mh_grid"),
             ("Decoder_and_generation", ("Head", "Layer"), "dec_self"),
+            ("Head_inspector", ("Head", "Layer"), None),  # its map lights no tokens
         ):
             # a middle layer and head (1-based in the URL): each key press moves the slider
             tab.goto(f"{server.url}/{page}?layer=3&head=3", wait_until="domcontentloaded")
@@ -142,7 +143,8 @@ def bench_app(browser, runs: int) -> dict:
                         for fig in sorted({fig for t in times for fig in t[3]})
                     },
                 }
-            out[f"{page} hover"] = {"drawn": summary(hover_times(tab, hover, 2 * runs))}
+            if hover:
+                out[f"{page} hover"] = {"drawn": summary(hover_times(tab, hover, 2 * runs))}
     return out
 
 

@@ -14,7 +14,7 @@ intro(
     "habits. Choose an attention and a head below: the statistics, the typical pattern, the averages "
     "and the quiz all follow it."
 )
-from ui import experiments, inspector, rows  # noqa: E402
+from ui import experiments, inspector, inspector_live, rows  # noqa: E402
 from ui import inspector_views as views  # noqa: E402
 from ui.page import fresh, require_sentence, setup  # noqa: E402
 from ui.render import figure_first, fold, show_figure  # noqa: E402
@@ -40,8 +40,7 @@ def inspector_view() -> None:
     sel = attention_picker(p)
     q_labels = rows.query_labels(p.lm.model_id, trace, sel.stack, sel.kind, p.sel.pieces,
                                  p.src.text)  # (T_q,)
-    name = (f"{inspector.ATTENTION_LABELS[(sel.stack, sel.kind)]} attention, layer {sel.show_layer()}, "
-            f"head {sel.show_head()}")  # fmt: skip
+    name = views.selected_name(sel)
     with fold(f"Selected: {name}"):  # presenter mode: folded, the first tab's map on the first screen
         st.caption(f"Selected: {name} (layers and heads numbered {sel.numbering}).")
         if sel.kind == "cross":
@@ -100,7 +99,7 @@ def inspector_view() -> None:
                 "tokens, so it cannot be chained layer after layer. Only the raw head and the mean are "
                 "shown."
             )
-        show_figure(views.mix_figure(p, sel, trace, q_labels), key="hi_rollout")
+        mix = views.show_mix(p, sel, trace, q_labels)
         uniform_note(trace, sel.stack, sel.kind, sel.layer, sel.head)
 
     with tab_compare:
@@ -115,6 +114,7 @@ def inspector_view() -> None:
             "head gives the most weight to, then reveal the real weights."
         )
         views.quiz(p, sel, trace, q_labels, name)
+    inspector_live.switch_in_browser(p, sel, trace, mix, stats.sentences, statistic)
 
 
 inspector_view()

@@ -199,3 +199,44 @@ def test_a_layer_change_of_the_cross_attention_average_draws_what_the_server_dra
     np.testing.assert_allclose(unpack(data["z"][0]), np.asarray(want.data[0].z, dtype=float), rtol=1e-6)
     assert not np.allclose(unpack(data["z"][0]), np.asarray(average(0).data[0].z, dtype=float))
     assert layout == {"title.text": want.layout.title.text}
+
+
+def test_the_head_maps_frame_moves_to_the_chosen_head():
+    from viz import inspector as viz_inspector
+
+    values = np.arange(6, dtype=float).reshape(2, 3)
+    drawn = viz_inspector.head_map(values, "t", selected=(0, 0))
+    _, layout = viz_inspector.frame_change(1, 2)
+    want = viz_inspector.head_map(values, "t", selected=(1, 2)).layout.shapes[0]
+    assert len(drawn.layout.shapes) == 1  # the frame is the map's only shape
+    assert layout == {f"shapes[0].{a}": getattr(want, a) for a in ("x0", "x1", "y0", "y1")}
+
+
+@pytest.mark.parametrize("kind", ["self", "cross"])
+def test_a_head_or_layer_change_of_head_mean_and_rollout_draws_what_the_server_draws(trace, kind):
+    from dataclasses import replace
+
+    from ui import inspector, inspector_live
+    from ui.state import Selection
+    from viz import inspector as viz_inspector
+
+    stack = "decoder" if kind == "cross" else "encoder"
+    stacked = inspector.layer_patterns(trace, stack, kind)  # (L, H, T_q, T_k)
+    q = token_labels(trace.query_pieces(stack), True)
+    k = token_labels(trace.key_pieces(stack, kind), True)
+
+    def figure(sel):
+        matrices, titles = inspector.mix_parts(sel, stacked, 2)
+        return viz_inspector.side_by_side(matrices, titles, q, k, f"attention, layer {sel.show_layer()}")
+
+    first = Selection(stack=stack, kind=kind, layer=0, head=0)
+    changes = inspector_live._mix_changes("tiny", f"{kind} test", first, trace, figure(first))
+    assert set(changes) == {(layer, head) for layer in range(2) for head in range(2)}
+    data, layout = changes[(1, 1)]["hi_rollout"]
+    want = figure(replace(first, layer=1, head=1))
+    assert layout["title.text"] == want.layout.title.text
+    for i, annotation in enumerate(want.layout.annotations):  # "head 2", "mean of 2 heads", "rollout, …"
+        assert layout[f"annotations[{i}].text"] == annotation.text
+    assert len(data["z"]) == len(want.data) == (3 if kind == "self" else 2)  # head, mean (, rollout)
+    for packed, drawn in zip(data["z"], want.data):
+        np.testing.assert_allclose(unpack(packed), np.asarray(drawn.z, dtype=float), rtol=1e-6)

@@ -106,5 +106,14 @@ def test_heads_layers_and_hover_switch_in_the_browser():
         assert cross["ours"] is None  # the head does not change it: left as the server drew it
         assert step_and_compare(tab, "Decoder layer", "ArrowRight", "dec_cross_avg", "1,1") == "1"
         assert "layer=2" in tab.url and "head=2" in tab.url
+
+        # the head inspector: the map's frame moves to the new head before the rerun, and the head beside
+        # its layer's mean and rollout (in a closed tab) is changed too, as the server then draws it
+        open_page(tab, f"{server.url}/Head_inspector?layer=1&head=1")
+        frame_js = "() => document.querySelector('.st-key-hi_map .js-plotly-plot').layout.shapes[0].y0"
+        assert tab.evaluate(frame_js) == -0.5
+        step_and_compare(tab, "Layer", "ArrowRight", "hi_rollout", "1,0")
+        assert tab.evaluate(frame_js) == 0.5  # layer 2 (0-based 1), drawn by the browser and then the server
+        assert "layer=2" in tab.url
         assert_clean(tab, "live switching")
         context.close()

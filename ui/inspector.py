@@ -143,6 +143,18 @@ def map_scale(
     return MapScale(zmin, zmax, note)
 
 
+def mix_parts(sel, stacked, n_heads: int) -> tuple[list, list[str]]:
+    """The selected head beside its layer's mean over heads and, for self-attention, the rollout up to its
+    layer: the matrices (T_q, T_k) and their titles. `sel`: a `ui.state.Selection`; `stacked`:
+    (L, H, T_q, T_k), `layer_patterns`."""
+    matrices = [stacked[sel.layer, sel.head], heads.mean_over_heads(stacked[sel.layer])]
+    titles = [f"head {sel.show_head()}", f"mean of {n_heads} heads"]
+    if sel.kind == "self":
+        matrices.append(heads.rollout(stacked)[sel.layer])
+        titles.append(f"rollout, layers {sel.show_layer(0)}…{sel.show_layer()}")
+    return matrices, titles
+
+
 def layer_patterns(trace: Trace, stack: str, kind: str) -> torch.Tensor:
     """Every layer's weights of one attention: (L, H, T_q, T_k)."""
     return torch.stack([trace.attention(stack, kind, layer) for layer in range(trace.config.n_layers)])

@@ -8,10 +8,10 @@ import streamlit as st
 
 from analysis import heads
 from transformer.trace import Trace
-from ui import gold, inspector, rows
+from ui import gold, inspector, inspector_live, rows
 from ui.page import Page
 from ui.predict import predict_then_reveal
-from ui.render import show_figure
+from ui.render import for_display, show_figure
 from ui.state import Selection
 from ui.uniform import uniform_note
 from ui.url_state import url_widget
@@ -59,19 +59,21 @@ def head_map(p: Page, sel: Selection, stats: heads.HeadStatistics, statistic: st
     roles = stats.roles(attention)
     values = stats.mean(attention, statistic)
     scale = inspector.map_scale(stats, attention, statistic, values)
+    fig = viz_inspector.head_map(
+        values,
+        f"{statistic} of every head · {inspector.ATTENTION_LABELS[attention]} attention · "
+        f"{len(stats.sentences)} sentences",
+        offset=int(sel.one_based),
+        roles=[[r.label for r in row] for row in roles],
+        colorscale=p.colors["sequential"],
+        selected=(sel.layer, sel.head),
+        numbering=sel.numbering,
+        zmin=scale.zmin,
+        zmax=scale.zmax,
+    )
+    fig.layout.uirevision = inspector_live.map_scope(p, sel, stats.sentences, statistic)
     show_figure(
-        viz_inspector.head_map(
-            values,
-            f"{statistic} of every head · {inspector.ATTENTION_LABELS[attention]} attention · "
-            f"{len(stats.sentences)} sentences",
-            offset=int(sel.one_based),
-            roles=[[r.label for r in row] for row in roles],
-            colorscale=p.colors["sequential"],
-            selected=(sel.layer, sel.head),
-            numbering=sel.numbering,
-            zmin=scale.zmin,
-            zmax=scale.zmax,
-        ),
+        fig,
         key="hi_map",
         caption=f"Rows = layers, columns = heads; the framed cell is the selected head. "
         f"{heads.STATISTICS[statistic]}. {scale.note} Blank cells: the statistic is undefined "
@@ -144,25 +146,29 @@ def gold_figure(p: Page, sel: Selection, trace: Trace, q_labels: list[str], name
     return fig, gold.overlay(fig, trace, p.src.text, mine, f"head {sel.show_head()} alone")
 
 
-def mix_figure(p: Page, sel: Selection, trace: Trace, q_labels: list[str]):
-    """The selected head beside its layer's mean over heads and, for self-attention, the rollout up to
-    its layer."""
+def selected_name(sel: Selection) -> str:
+    """The selected attention, layer and head in words ("encoder self attention, layer 2, head 3")."""
+    return (f"{inspector.ATTENTION_LABELS[(sel.stack, sel.kind)]} attention, layer {sel.show_layer()}, "
+            f"head {sel.show_head()}")  # fmt: skip
+
+
+def show_mix(p: Page, sel: Selection, trace: Trace, q_labels: list[str]):
+    """Show `inspector.mix_parts` side by side, on the reader's sentence; returns the figure as shown."""
     stacked = inspector.layer_patterns(trace, sel.stack, sel.kind)  # (L, H, T_q, T_k)
-    k_labels = token_labels(trace.key_pieces(sel.stack, sel.kind), p.sel.pieces)
-    matrices = [stacked[sel.layer, sel.head], heads.mean_over_heads(stacked[sel.layer])]
-    titles = [f"head {sel.show_head()}", f"mean of {p.n_heads} heads"]
-    if sel.kind == "self":
-        matrices.append(heads.rollout(stacked)[sel.layer])
-        titles.append(f"rollout, layers {sel.show_layer(0)}…{sel.show_layer()}")
-    return viz_inspector.side_by_side(
+    matrices, titles = inspector.mix_parts(sel, stacked, p.n_heads)
+    fig = viz_inspector.side_by_side(
         matrices,
         titles,
         q_labels,
-        k_labels,
+        token_labels(trace.key_pieces(sel.stack, sel.kind), p.sel.pieces),
         f"{inspector.ATTENTION_LABELS[(sel.stack, sel.kind)]} attention, layer "
         f"{sel.show_layer()} ({sel.numbering}), your sentence",
         colorscale=p.colors["sequential"],
     )
+    fig.layout.uirevision = inspector_live.mix_scope(p, sel)  # for the browser's switcher
+    fig = for_display(fig)
+    show_figure(fig, key="hi_rollout", displayed=True)
+    return fig
 
 
 def quiz(p: Page, sel: Selection, trace: Trace, q_labels: list[str], name: str) -> None:

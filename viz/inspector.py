@@ -48,6 +48,12 @@ def head_map(values, title: str, offset: int = 1, roles: list[list[str]] | None 
     return fig
 
 
+def frame_change(layer: int, head: int) -> tuple[dict, dict]:
+    """What moves `head_map`'s frame (its first shape) to another head: a `viz.live.Change`."""
+    return {}, {"shapes[0].x0": head - 0.5, "shapes[0].x1": head + 0.5,
+                "shapes[0].y0": layer - 0.5, "shapes[0].y1": layer + 0.5}  # fmt: skip
+
+
 def side_by_side(matrices: list, titles: list[str], query_labels: list[str], key_labels: list[str],
                  title: str, colorscale: str = "Blues") -> go.Figure:
     """Attention matrices of the same tokens next to each other, on one 0..1 colour scale.
