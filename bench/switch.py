@@ -4,10 +4,11 @@ measured in the same run.
 - floor: a bare Streamlit page with Layer and Head sliders and the step-by-step page's six figures of
   the same sizes, drawing precomputed arrays (bench/floor_page.py): a key press on its Head slider to the
   page idle again (the rerun and the redraw every server-side switch costs);
-- step by step and multi-head on the app, started as `make run` starts it: a key press on the Head or
-  Layer slider to every figure that follows the slider drawn anew in the browser (`ui/live.js`, on the
-  page's own clock), and to the page idle after the rerun that keeps the URL in step; a pointer moved
-  onto a cell of the softmax (or the heads grid) to its row and column lit in every figure;
+- step by step, multi-head, the decoder and the head inspector on the app, started as `make run` starts
+  it: a key press on the Head or Layer slider to every figure that follows the slider drawn anew in the
+  browser (`ui/live.js`, on the page's own clock), and to the page idle after the rerun that keeps the
+  URL in step; a pointer moved onto a cell of the softmax (the heads grid, the masked self-attention) to
+  its row and column lit in every figure;
 - the machine reference (bench/reference.py).
 
 Run: `.venv/bin/python bench/switch.py [--runs N]`; results also in artifacts/bench_switch.json.
