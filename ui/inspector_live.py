@@ -17,19 +17,14 @@ from viz import inspector as viz_inspector
 from viz.live import heatmap_data, retitled
 
 
-def _shown(sel: Selection) -> Selection:
-    """What the figures depend on but the layer and head (not whether the reader or a link chose them)."""
-    return replace(sel, layer=0, head=0, chosen=frozenset())
-
-
 def map_scope(p: Page, sel: Selection, sentences: tuple[str, ...], statistic: str) -> str:
     """What the map shows apart from the selected head: the set and the statistic."""
-    return live.scope(p.lm.model_id, p.src.text, _shown(sel), sentences, statistic)
+    return live.scope(p.lm.model_id, p.src.text, replace(sel, layer=0, head=0), sentences, statistic)
 
 
 def mix_scope(p: Page, sel: Selection) -> str:
     """What the head, mean and rollout figure shows apart from the layer and head: the reader's sentence."""
-    return live.scope(p.lm.model_id, p.src.text, _shown(sel), sel.decoder_choice)
+    return live.scope(p.lm.model_id, p.src.text, replace(sel, layer=0, head=0), sel.decoder_choice)
 
 
 @st.cache_resource(max_entries=32, show_spinner=False)

@@ -10,10 +10,12 @@ in step and redraws the same picture the browser already shows.
 from __future__ import annotations
 
 import hashlib
+from dataclasses import replace
 from pathlib import Path
 
 import streamlit as st
 
+from ui.state import Selection
 from viz.live import Change
 
 _COMPONENT = st.components.v2.component(
@@ -23,7 +25,10 @@ _COMPONENT = st.components.v2.component(
 
 def scope(*parts) -> str:
     """A short name for what a page's figures show apart from the layer and head (model, sentence,
-    stack, view options): the browser changes only figures of the scope it was given."""
+    stack, view options): the browser changes only figures of the scope it was given. Whether the reader
+    or a link chose a selection's layer and head (`Selection.chosen`) does not change a picture, and is
+    left out: a shared link names the same scope as the view it was copied from."""
+    parts = tuple(replace(p, chosen=frozenset()) if isinstance(p, Selection) else p for p in parts)
     return hashlib.sha1(repr(parts).encode()).hexdigest()[:12]
 
 
