@@ -13,7 +13,7 @@ from safetensors.torch import load_file, save_file
 
 from tasks.step import loss_fn, noam_lr
 from training import data, train
-from training.train import cooldown_factor
+from training.train import cooldown_factor, rewarm_factor
 from training.train_tokenizer import train_tokenizer
 from transformer import Transformer, TransformerConfig
 from transformer.pretrained import load_pretrained, weights_state
@@ -113,6 +113,13 @@ def test_cooldown_factor_is_one_then_falls_linearly_to_zero():
     ]  # fmt: skip
 
 
+def test_rewarm_factor_climbs_from_zero_after_the_start_step_then_stays_at_one():
+    assert [rewarm_factor(s, 100, 0) for s in (1, 101, 5000)] == [1.0] * 3  # no re-warm
+    assert [rewarm_factor(s, 100, 4) for s in (100, 101, 102, 103, 104, 105, 9999)] == [
+        0.0, 0.25, 0.5, 0.75, 1.0, 1.0, 1.0,
+    ]  # fmt: skip
+
+
 def test_label_smoothed_loss_equals_a_hand_computation():
     eps, pad = 0.1, 0
     logits = torch.tensor([[[2.0, 0.5, -1.0, 0.0], [0.0, 1.0, 3.0, -2.0], [9.0, -9.0, 4.0, 1.0]]])
@@ -155,6 +162,14 @@ def test_make_batches_respects_max_tokens_and_covers_every_pair_once(max_tokens)
         assert len(batch) * longest <= max_tokens or len(batch) == 1
     src, tgt = data.collate(pairs, batches[0], pad_id=0)
     assert src.numel() <= max_tokens and tgt.numel() <= max_tokens
+
+
+def test_collate_pads_each_row_after_its_own_ids():
+    pairs = [data.Pair((5, 6, 3), (2, 7, 3)), data.Pair((9, 3), (2, 8, 8, 8, 3))]
+    src, tgt = data.collate(pairs, [1, 0], pad_id=0)
+    assert src.tolist() == [[9, 3, 0], [5, 6, 3]]
+    assert tgt.tolist() == [[2, 8, 8, 8, 3], [2, 7, 3, 0, 0]]
+    assert src.dtype == tgt.dtype == torch.long
 
 
 def test_make_batches_is_deterministic_per_seed():

@@ -74,16 +74,19 @@ def make_batches(pairs: list[Pair], max_tokens: int, seed: int) -> list[list[int
     return batches
 
 
+def _pad(rows: list[tuple[int, ...]], pad_id: int) -> torch.Tensor:
+    """Rows of ids, right-padded into one (len(rows), longest) tensor. One tensor is built from all the
+    ids at once: a tensor per row cost more time on a GPU machine than the step itself."""
+    lengths = torch.tensor([len(r) for r in rows])
+    out = torch.full((len(rows), int(lengths.max())), pad_id, dtype=torch.long)
+    filled = torch.arange(out.size(1)) < lengths[:, None]  # (rows, longest): True where an id goes
+    out[filled] = torch.tensor([t for r in rows for t in r], dtype=torch.long)  # row by row, in order
+    return out
+
+
 def collate(pairs: list[Pair], indices: list[int], pad_id: int) -> tuple[torch.Tensor, torch.Tensor]:
     """Pad one batch: -> src (B, S), tgt (B, T)."""
-    s_len = max(len(pairs[i].src) for i in indices)
-    t_len = max(len(pairs[i].tgt) for i in indices)
-    src = torch.full((len(indices), s_len), pad_id, dtype=torch.long)
-    tgt = torch.full((len(indices), t_len), pad_id, dtype=torch.long)
-    for row, i in enumerate(indices):
-        src[row, : len(pairs[i].src)] = torch.tensor(pairs[i].src)
-        tgt[row, : len(pairs[i].tgt)] = torch.tensor(pairs[i].tgt)
-    return src, tgt
+    return _pad([pairs[i].src for i in indices], pad_id), _pad([pairs[i].tgt for i in indices], pad_id)
 
 
 def epoch_pairs(sentences: list[Pair], lexicon: list[Pair], lexicon_share: float, seed: int):

@@ -4,27 +4,43 @@
 #
 # It reads the training corpus from .gpu/corpus.tar.xz (made here by `python -m training.pack_corpus pack
 # data/corpus .gpu/corpus.tar.xz`; carried, as it is git-ignored), trains d_model 256 from scratch for MINUTES (the last COOL of them a linear cool-down to 0),
-# first checking the whole path with a 20-step run, and writes to $OUT: the weights as fp16 in two files
+# first checking the whole path with a 20-step run. With INIT (a model directory, carried) and START (the step
+# its weights were trained to) it goes on from those weights instead, its rate re-warmed over REWARM steps.
+# `training.gpu_probe` first times batch sizes and profiles a step (OUT/profile.txt); the fastest size
+# is used. It writes to $OUT: the weights as fp16 in two files
 # (a file coming back may hold at most 16 MiB), config.json, log.jsonl and train.log. Join the halves
 # with `python -m training.join_halves`.
 set -euo pipefail
 MINUTES=${MINUTES:-7}
 COOL=${COOL:-1.5}
 OUT=${OUT:-runs/gpu-out}
+INIT=${INIT:-}
+START=${START:-0}
+REWARM=${REWARM:-300}
+SEED=${SEED:-1}
 mkdir -p "$OUT"
 export PYTHONUNBUFFERED=1
 nvidia-smi --query-gpu=name,memory.total,driver_version --format=csv,noheader
 python3 -c 'import torch, sentencepiece, sacrebleu, safetensors; print("torch", torch.__version__)'
 python3 -m training.pack_corpus unpack .gpu/corpus.tar.xz data/corpus
 
+TOKENS=16000
+FROM=()
+if [ -n "$INIT" ]; then
+  if ! TOKENS=$(python3 -m training.gpu_probe --init "$INIT" --out "$OUT" | tee "$OUT/probe.log" | tail -1) \
+    || ! [[ "$TOKENS" =~ ^[0-9]+$ ]]; then
+    TOKENS=16000  # the probe failed: the batch size of the first run
+  fi
+  FROM=(--init "$INIT" --start-step "$START" --rewarm-steps "$REWARM")
+fi
 WIDE=(--corpus data/corpus --spm pretrained/spm.model --d-model 256 --d-ff 1024 --n-heads 8
-  --device cuda --amp bf16 --max-tokens 16000 --warmup 1500 --lr-scale 0.5
-  --valid-splits valid-everyday,valid,valid-tech --snapshot-minutes 100 --keep-snapshots 1)
+  --device cuda --amp bf16 --max-tokens "$TOKENS" --warmup 1500 --lr-scale 0.5 --seed "$SEED"
+  --valid-splits valid-everyday,valid,valid-tech --snapshot-minutes 100 --keep-snapshots 1 "${FROM[@]}")
 
-python3 -m training.train "${WIDE[@]}" --out runs/smoke --steps 20 --eval-every 10 \
+python3 -m training.train "${WIDE[@]}" --out runs/smoke --steps $((START + 20)) --eval-every 10 \
   --health-sentences 20 --eval-sentences 20 2>&1 | tail -5
 python3 -m training.train "${WIDE[@]}" --out runs/w256 --minutes "$MINUTES" --cooldown-minutes "$COOL" \
-  --eval-every 2000 2>&1 | tee "$OUT/train.log"
+  --eval-every "${EVAL_EVERY:-2000}" 2>&1 | tee "$OUT/train.log"
 
 python3 - "$OUT" <<'EOF'
 import sys
