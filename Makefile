@@ -140,7 +140,7 @@ export: $(STAMP)
 	$(PY) -m training.head_stats pretrained
 
 head-stats: $(STAMP)  ## the head inspector's statistics beside each shipped model's weights (rerun after new weights)
-	$(PY) -m training.head_stats pretrained $(wildcard pretrained/numbers)
+	$(PY) -m training.head_stats pretrained $(wildcard pretrained/numbers pretrained/wide)
 
 bench-class: $(DEV_STAMP)  ## a class at once: N websocket sessions, p50/p95/max to a finished page (bench/README.md)
 	$(PY) bench/class_at_once.py

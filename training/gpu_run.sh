@@ -10,6 +10,10 @@
 # is used. It writes to $OUT: the weights as fp16 in two files
 # (a file coming back may hold at most 16 MiB), config.json, log.jsonl and train.log. Join the halves
 # with `python -m training.join_halves`.
+# The device copies at most 64 MiB of working tree: with the corpus and a model folder carried, take the
+# large tracked files out of git's index for the call (`git rm -r --cached -q pretrained/model.safetensors
+# pretrained/ablations pretrained/numbers corpus/tatoeba`, the same paths in .git/info/exclude), then
+# `git reset -q` and restore .git/info/exclude after it.
 set -euo pipefail
 MINUTES=${MINUTES:-7}
 COOL=${COOL:-1.5}

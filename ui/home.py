@@ -57,15 +57,31 @@ def show_translation(
             "beam-search answers 99.1% (see its model card below)."
         )
     else:
-        st.caption(
-            "The shipped model is compact and was trained by this project on a 2-core CPU, so many of "
-            "its translations are wrong; its measured quality is in the model card below. Every number "
-            "on every page is still the real computation of this model on your sentence."
-        )
+        st.caption(_quality_note(frame.chosen_dir()))
     card = frame.model_card(str(frame.chosen_dir()))
     with st.expander("Model card: data, training, scores and known weaknesses"):
         st.markdown(card if card else "`pretrained/MODEL_CARD.md` is missing: restore it with "
                     "`git checkout pretrained/`.")
+
+
+def _quality_note(directory) -> str:
+    """What to expect of the translation, by model: the shipped default, the shipped wide one, or another."""
+    real = "Every number on every page is still the real computation of this model on your sentence."
+    if directory.resolve() == frame.MODEL_DIR.resolve():
+        wide = "wide" in frame.MODELS and frame.MODELS["wide"][1].resolve() != directory.resolve()
+        return (
+            "The shipped model is compact and was trained by this project on a 2-core CPU, so many of its "
+            "translations are wrong; its measured quality is in the model card below. "
+            + ("Longer sentences come out better with the wide model: pick it in the sidebar's "
+               "*Model* box. " if wide else "") + real
+        )  # fmt: skip
+    if "wide" in frame.MODELS and frame.MODELS["wide"][1].resolve() == directory.resolve():
+        return (
+            "The wide model was trained by this project from scratch in 14 minutes on a lent GPU: better on "
+            "longer sentences than the default, still often wrong; its measured quality is in the model "
+            "card below. " + real
+        )
+    return "This model was not trained by this project: its model card below says what it is. " + real
 
 
 def show_architecture(cfg: TransformerConfig) -> None:
