@@ -80,14 +80,17 @@ def hover_times(tab, figure_key: str, runs: int) -> list[float]:
     area = tab.locator(f".st-key-{figure_key} .js-plotly-plot .nsewdrag").first
     area.scroll_into_view_if_needed()
     box = area.bounding_box()
-    n = tab.evaluate(
-        f"() => document.querySelector('.st-key-{figure_key} .js-plotly-plot')._fullData[0].z.length"
-    )
+    # rows and columns of the matrix, and of the cells one may hover (a heads grid: its first panel's)
+    n_rows, n_cols, n = tab.evaluate(f"""() => {{
+      const gd = document.querySelector('.st-key-{figure_key} .js-plotly-plot'), z = gd._fullData[0].z;
+      const panels = gd.layout.meta && gd.layout.meta.panels;
+      return [z.length, z[0].length, Math.min(...(panels ? panels.size : [z.length, z[0].length]))]; }}""")
     times = []
     for run in range(runs):
         i = 1 + run % max(1, n - 2)
         before = tab.evaluate(HOVER_JS)
-        tab.mouse.move(box["x"] + (i + 0.5) * box["width"] / n, box["y"] + (i + 0.5) * box["height"] / n)
+        x, y = (i + 0.5) * box["width"] / n_cols, (i + 0.5) * box["height"] / n_rows
+        tab.mouse.move(box["x"] + x, box["y"] + y)
         tab.wait_for_function(
             f"(before) => ({HOVER_JS})() > before", arg=before, polling="raf", timeout=30_000
         )

@@ -114,7 +114,7 @@ def heads_view() -> None:
         f"colourbar under its panel. {numbering}",
         displayed=True,
     )
-    multi_head.switch_in_browser(p.lm.model_id, p.src.text, shown, tuple(chosen_heads), token, p.n_heads)
+    multi_head.switch_in_browser(p.lm.model_id, p.src.text, shown, tuple(chosen_heads), token)
 
 
 heads_view()

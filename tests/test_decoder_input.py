@@ -80,13 +80,17 @@ def words(pieces: list[str]) -> str:
 
 def decoder_axes(fig: dict) -> list[list[str]]:
     """Every token axis of a figure that lists the decoder input (first category the start token),
-    as the pieces each position reads (a cross-attention row "i:read → written" gives its read)."""
+    as the pieces each position reads (a cross-attention row "i:read → written" gives its read); a
+    heads grid's axis once, as its first panel reads it."""
     axes = []
+    panels = (fig["layout"].get("meta") or {}).get("panels")  # a heads grid: its first panel's tokens
     for trace in fig["data"]:
         for axis in ("x", "y"):
             values = trace.get(axis)
             if not isinstance(values, list) or not values or not isinstance(values[0], str):
                 continue
+            if panels:
+                values = values[: panels["size"][axis == "x"]]
             reads = [html.unescape(v.split(":", 1)[-1].split(" → ")[0]).rstrip("\u200b") for v in values]
             if values[0].startswith("0:") and reads[0] == START:
                 axes.append(reads)

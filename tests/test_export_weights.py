@@ -140,17 +140,21 @@ def test_csv_of_a_heads_grid_is_one_row_per_weight():
                            "encoder self-attention, layer 2 of 6: all 3 heads")
     rows = csv_rows(fig)
     assert rows[0] == WEIGHTS_HEADER == ["layer", "head", "query", "key", "weight"]
-    assert len(rows) - 1 == 3 * 4 * 5  # a row per cell
+    assert len(rows) - 1 == 3 * 4 * 5  # a row per cell of a head, none for the gaps between them
+    panels = grids.panels_meta(fig)
+    drawn = grids.split(np.asarray(fig.data[0].z), panels)  # (H, T_q, T_k): each head's panel
     sums = defaultdict(float)
     for layer, head, query, key, weight in rows[1:]:
         assert layer == "2"
         h, (q, q_text), (k, k_text) = int(head) - 1, query.split(":"), key.split(":")
-        assert (q_text, k_text) == (f"q{q}", f"k{k}")  # the labels, with their positions
-        z = np.asarray(fig.data[h].z)
-        assert float(weight) == float(z[int(q), int(k)])  # exactly the figure's z
+        assert (q_text, k_text) == (f"q{q}", f"k{k}")  # the labels, with their positions, no marks
+        assert float(weight) == float(drawn[h, int(q), int(k)])  # exactly the figure's z
+        assert float(weight) == float(w[h, int(q), int(k)])  # in head h's own panel
         sums[(head, query)] += float(weight)
     assert len(sums) == 3 * 4
     assert all(total == pytest.approx(1.0, abs=1e-5) for total in sums.values())  # softmax rows
+    again = go.Figure(json.loads(fig.to_json()))  # as Streamlit sends it: typed arrays in base64
+    assert figure_csv(again) == figure_csv(frozen(fig)) == figure_csv(fig)
 
 
 def test_csv_numbers_layers_and_heads_as_the_figure_does():
@@ -165,8 +169,10 @@ def test_csv_of_a_heads_grid_drawn_relative_to_uniform_gives_the_weights():
     w = softmax_rows(2, 3, 3)
     fig = grids.heads_grid(w, labels(3), labels(3), heads(2), "layer 1 of 6")
     relative = relative_to_uniform(fig, "RdBu")
-    assert not np.allclose(np.asarray(relative.data[0].z), w[0])  # drawn as ratios to 1/T ...
+    drawn = grids.split(np.asarray(relative.data[0].z), grids.panels_meta(relative))
+    assert not np.allclose(drawn, w)  # drawn as ratios to 1/T ...
     assert csv_rows(relative) == csv_rows(fig)  # ... exported as the weights
+    assert [float(r[4]) for r in csv_rows(relative)[1:]] == pytest.approx(w.ravel(), rel=1e-6)
 
 
 def test_csv_of_the_model_view_names_each_thumbnails_layer_and_head():

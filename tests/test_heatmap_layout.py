@@ -62,7 +62,7 @@ def assert_matrix_fills_its_plot(fig, what: str) -> float:
     assert abs(width - cell * n_cols) <= 1.5, (
         f"{what}: plot {width:.0f} px wide, matrix {cell * n_cols:.0f} px: {width - cell * n_cols:.0f} px "
         "of empty plot beside the matrix, between it and the colour bar")
-    bar = fig.data[0].colorbar
+    bar = fig.data[0].colorbar if fig.data[0].coloraxis is None else fig.layout.coloraxis.colorbar
     assert bar.x == 1.0 and bar.xanchor == "left", f"{what}: colour bar not at the plot area's edge"
     assert (bar.xpad if bar.xpad is not None else 10) <= GAP_PX, what
     assert fig.layout.margin.r >= colorbar_room(bar.to_plotly_json(), 0.0, 1.0) - 1, (
@@ -130,6 +130,17 @@ def test_a_figure_in_one_of_two_columns_is_built_to_fit_it():
     assert attention_heatmap(weights, labels, labels, title, max_width=2000).layout.width == wide.layout.width
 
 
+def assert_panels_packed(fig, what: str) -> None:
+    """A heads grid's panels stand NAME_ROOM px apart (room for a head's name), no band between them."""
+    panels = grids.panels_meta(fig)
+    cell = plot_area(fig)[1] / np.shape(fig.data[0].z)[0]  # px
+    (n_q, n_k), (step_q, step_k) = panels["size"], panels["step"]
+    scale = fig.layout.width / grids.GRID_WIDTH  # presenter mode grows or shrinks the whole figure
+    gap_px = (step_q - n_q) * cell
+    assert grids.NAME_ROOM * min(scale, 1) <= gap_px <= (grids.NAME_ROOM + cell) * max(scale, 1), what
+    assert (step_k - n_k) * cell <= (grids.PANEL_GAP + cell) * max(scale, 1), what
+
+
 @pytest.mark.parametrize("kind, n_q", [("self", 15), ("cross", 12)])
 def test_a_heads_grid_has_no_band_between_its_rows_and_a_bar_beside_its_panels(kind, n_q):
     weights = np.full((8, n_q, 15), 1 / 15)
@@ -137,14 +148,13 @@ def test_a_heads_grid_has_no_band_between_its_rows_and_a_bar_beside_its_panels(k
     rows = labels[:n_q]
     heads = [f"head {h + 1}" for h in range(8)]
     fig = grids.heads_grid(weights, rows, labels, heads, "t", max_cols=3 if kind == "cross" else 4)
-    width, height = plot_area(fig)
-    n_rows, n_cols = 3 if kind == "cross" else 2, 3 if kind == "cross" else 4
-    panel_width = width * (1 / n_cols - 0.06)
-    panel_height = height * (1 / n_rows - 0.06)
-    assert abs(panel_width * n_q / 15 - panel_height) <= 1.5, "panels do not fill their rows"
-    bar = fig.layout.coloraxis.colorbar
-    assert bar.x == 1.0 and bar.xanchor == "left" and bar.xpad <= GAP_PX
+    assert grids.panels_meta(fig)["grid"] == ([3, 3] if kind == "cross" else [2, 4])
+    assert_matrix_fills_its_plot(fig, kind)  # square cells, the bar beside the last column of panels
+    assert_panels_packed(fig, kind)
     assert fig.layout.width == grids.GRID_WIDTH
+    contrast = relative_to_uniform(fig, "RdBu_r")  # a wider colour bar: the cells shrink, not the page
+    assert_matrix_fills_its_plot(contrast, f"{kind}, relative to uniform")
+    assert contrast.layout.width <= grids.GRID_WIDTH
 
 
 def test_presenter_mode_keeps_a_wide_figure_within_the_projected_column():
@@ -155,8 +165,8 @@ def test_presenter_mode_keeps_a_wide_figure_within_the_projected_column():
     heads = [f"head {h + 1}" for h in range(8)]
     grid = presenter_fonts(grids.heads_grid(weights, labels, labels, heads, "t", max_cols=2), 1.5, 860)
     assert grid.layout.width == 860
-    width, height = plot_area(grid)
-    assert abs(width * (1 / 2 - 0.06) - height * (1 / 4 - 0.06)) <= 2, "panels do not fill their rows"
+    assert_matrix_fills_its_plot(grid, "presenter mode, heads grid")
+    assert_panels_packed(grid, "presenter mode, heads grid")
     fig = presenter_fonts(attention_heatmap(weights[0], labels, labels, "t"), 1.5, 500)
     assert fig.layout.width == 500
     assert_matrix_fills_its_plot(fig, "presenter mode, capped")

@@ -142,11 +142,15 @@ def test_a_layer_change_of_the_heads_grid_and_concat_draws_what_the_server_draws
     data, layout = grids.grid_changes(
         grid(0), "layer 1 of 2", "layer 2 of 2", trace.attention("encoder", "self", 1)
     )
-    want = grid(1)
-    for h, trace_ in enumerate(want.data):
-        np.testing.assert_allclose(unpack(data["z"][h]), np.asarray(trace_.z, dtype=float), rtol=1e-6)
+    want, drawn = grid(1), grid(0)
+    assert len(want.data) == 1 and set(data) == ({"z", "customdata"} if contrast else {"z"})
+    for attr, values in data.items():  # one matrix of every head's panel (and gaps: NaN == NaN)
+        ref = np.asarray(getattr(want.data[0], attr), dtype=float)
+        assert len(values) == 1 and unpack(values[0]).shape == ref.shape
+        np.testing.assert_allclose(unpack(values[0]), ref, rtol=1e-6)
+        assert not np.allclose(ref, np.asarray(getattr(drawn.data[0], attr), dtype=float), equal_nan=True)
     assert layout["title.text"] == want.layout.title.text
-    assert ("customdata" in data) == contrast
+    assert want.data[0].text == drawn.data[0].text  # the heads' names stay: not sent again
     w_o = tiny_model.encoder.layers[1].self_attn.w_o.weight
     data, layout = concat.concat_changes(
         concat_fig(0), "layer 1 of 2", "layer 2 of 2", get(1, "concat"), w_o, get(1, "out")

@@ -60,6 +60,40 @@ def step_and_compare(tab, label: str, key: str, figure: str, want_sel: str) -> d
     return tab.evaluate("() => window.atlasLiveDrawn.took")
 
 
+GRID_JS = "document.querySelector('.st-key-mh_grid .js-plotly-plot')"  # the heads grid's plot
+
+
+def hover_a_heads_grid(tab) -> None:
+    """Hovering a cell of head 2's panel of the heads grid (one heatmap, a panel per head) names its
+    query and key within the panel, and lights that row and column in every head's panel."""
+    tab.locator(".st-key-mh_grid .js-plotly-plot").first.scroll_into_view_if_needed()
+    panels = tab.evaluate(f"() => {GRID_JS}.layout.meta.panels")
+    step_q, step_k = panels["step"]
+    # head 2 (the second panel of the first row): query 1, key 2, at its cell's centre on the page
+    x, y = tab.evaluate(
+        f"""([row, col]) => {{ const gd = {GRID_JS};
+        const [xa, ya, box] = [gd._fullLayout.xaxis, gd._fullLayout.yaxis, gd.getBoundingClientRect()];
+        return [box.left + xa._offset + xa.l2p(col), box.top + ya._offset + ya.l2p(row)]; }}""",
+        [1, step_k + 2],
+    )
+    tab.mouse.move(x, y)
+    tab.wait_for_function(
+        "() => window.atlasLiveHover && window.atlasLiveHover.query === 1 && window.atlasLiveHover.key === 2",
+        timeout=30_000,
+    )
+    shapes = tab.evaluate(f"() => {GRID_JS}.layout.shapes")
+    lit = [[s["x0"], s["x1"], s["y0"], s["y1"]] for s in shapes if s.get("name") == "atlas-hover"]
+    (n_q, n_k), cols = panels["size"], panels["grid"][1]
+    want = []
+    for h in range(len(panels["heads"])):
+        top, left = h // cols * step_q, h % cols * step_k
+        want.append([left - 0.5, left + n_k - 0.5, top + 0.5, top + 1.5])  # the query's row in the panel
+        want.append([left + 1.5, left + 2.5, top - 0.5, top + n_q - 0.5])  # the key's column
+    assert sorted(lit) == sorted(want)
+    tab.mouse.move(5, 5)  # off the figure: the lights go out
+    tab.wait_for_function("() => window.atlasLiveHover.query === null", timeout=30_000)
+
+
 def test_heads_layers_and_hover_switch_in_the_browser():
     with streamlit_server() as server, chromium() as browser:
         context = browser.new_context(viewport={"width": 1440, "height": 900})
@@ -99,6 +133,7 @@ def test_heads_layers_and_hover_switch_in_the_browser():
         open_page(tab, f"{server.url}/Multi_head_attention?layer=1")
         step_and_compare(tab, "Layer", "ArrowRight", "mh_grid", "1")
         step_and_compare(tab, "Layer", "ArrowRight", "mh_head_view", "2")
+        hover_a_heads_grid(tab)
 
         # the decoder: its masked self-attention follows the head, its cross-attention the layer only
         open_page(tab, f"{server.url}/Decoder_and_generation?layer=1&head=1")

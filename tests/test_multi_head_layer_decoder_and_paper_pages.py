@@ -25,6 +25,7 @@ from ui import generation, uniform
 from ui import model as model_io
 from ui.presets import PRESETS
 from ui.render import literal_markdown
+from viz import grids
 from viz.labels import plain, readable
 from viz.palette import PALETTES, diverging_note
 
@@ -92,6 +93,11 @@ def z_of(spec: dict, trace: int = 0) -> np.ndarray:
     return array(spec["data"][trace]["z"])
 
 
+def heads_of(grid: dict) -> np.ndarray:
+    """A heads grid's weights head by head (H, T_q, T_k), taken out of its one matrix."""
+    return grids.split(z_of(grid), grid["layout"]["meta"]["panels"])
+
+
 def assert_changed(before: np.ndarray, after: np.ndarray) -> None:
     assert before.shape != after.shape or not np.allclose(before, after, equal_nan=True)
 
@@ -101,15 +107,15 @@ def test_multi_head_page_all_heads_head_view_model_view_and_concat():
     shown = charts(at)
     assert {"mh_grid", "mh_head_view", "mh_model_view", "mh_concat"} <= shown.keys()
     grid = shown["mh_grid"]
-    assert len(grid["data"]) == 8  # one heatmap per head
+    assert len(grid["data"]) == 1 and len(heads_of(grid)) == 8  # one heatmap, a panel per head
     assert "rows = queries" in grid["layout"]["title"]["text"]
     assert len(shown["mh_model_view"]["data"]) == 6 * 8
-    for row in z_of(grid):  # softmax rows sum to 1
-        assert row.sum() == pytest.approx(1.0, abs=1e-4)
-    before = z_of(grid, 3)
+    for head in heads_of(grid):  # softmax rows sum to 1, in every head's panel
+        np.testing.assert_allclose(head.sum(axis=1), 1.0, atol=1e-4)
+    before = heads_of(grid)[3]
     at.slider(key="atlas_layer").set_value(2)
     rerun(at)
-    assert_changed(before, z_of(charts(at)["mh_grid"], 3))
+    assert_changed(before, heads_of(charts(at)["mh_grid"])[3])
     assert at.query_params["layer"] == "2"
 
 
@@ -163,9 +169,10 @@ def test_multi_head_page_head_view_opens_on_one_query(stack, kind, first_word):
 def test_multi_head_page_decoder_cross_attention_has_source_columns():
     at = open_page(MULTI_HEAD, stack="decoder", kind="cross")
     grid = charts(at)["mh_grid"]
-    n_src = len(grid["data"][0]["x"])
-    assert grid["data"][0]["x"][-1].endswith(readable("</s>"))
-    assert z_of(grid).shape[1] == n_src
+    n_src = grid["layout"]["meta"]["panels"]["size"][1]
+    keys = grid["data"][0]["x"][:n_src]  # the first panel's columns
+    assert keys[0].startswith("0:") and keys[-1].endswith(readable("</s>"))
+    assert heads_of(grid).shape[2] == n_src and grid["data"][0]["x"][-1] == grids.PANEL_MARK * 2 + keys[-1]
 
 
 def test_encoder_layer_page_stages_ffn_and_layer_changes():

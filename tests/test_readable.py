@@ -59,6 +59,9 @@ def test_ticks_read_as_words_and_hover_gives_piece_and_position():
     assert "%{x}" in fig.data[0].hovertemplate
     grid = heads_grid(np.full((2, 8, 8), 1 / 8), LABELS, LABELS, ["head 1", "head 2"], "Heads")
     assert list(grid.data[0].y)[0] == "0:▁The" and list(grid.layout.yaxis.ticktext)[0] == "The"
+    words = list(attention_heatmap(np.full((8, 8), 1 / 8), LABELS, LABELS, "A head").layout.xaxis.ticktext)
+    assert list(grid.layout.xaxis.ticktext) == words * 2  # under each panel, the same words
+    assert len(set(grid.layout.xaxis.tickvals)) == 16  # each its own category: hover finds its panel
     pieces = token_labels(PIECES, show_pieces=True)  # the option: ticks are the pieces themselves
     assert list(attention_heatmap(np.full((8, 8), 1 / 8), pieces, pieces, "A head").data[0].x) == pieces
 
@@ -113,6 +116,10 @@ def test_contrast_relative_to_uniform_draws_an_even_head_white():
     assert "uniform" in fig.data[0].colorbar.title.text
     hover = np.asarray(fig.data[0].customdata, dtype=float)
     np.testing.assert_allclose(hover, weights)  # hover still gives the weight
+    even = heads_grid(np.stack([weights, weights]), LABELS, LABELS, ["head 1", "head 2"], "t")
+    grid = relative_to_uniform(even, "RdBu_r")
+    drawn = np.asarray(grid.data[0].z, dtype=float)
+    np.testing.assert_allclose(drawn[np.isfinite(drawn)], 1.0)  # each head against its own 1/T, not the row's
     causal = np.tril(np.ones((4, 4)))
     causal /= causal.sum(axis=1, keepdims=True)  # row i spreads evenly over its i + 1 keys
     rel = relative_to_uniform(attention_heatmap(causal, LABELS[:4], LABELS[:4], "causal"), "RdBu_r")

@@ -16,8 +16,8 @@ from viz import concat as concat_viz
 from viz import decoding as dec_viz
 from viz import grids, multihead, paper
 from viz import layers as layer_viz
-from viz.heatmap import QUERY_KEY_NOTE
-from viz.labels import readable
+from viz.heatmap import QUERY_KEY_NOTE, relative_to_uniform
+from viz.labels import readable, token_labels
 
 COLORS = ["#111111", "#222222", "#333333"]
 
@@ -38,18 +38,64 @@ def heads(n: int) -> list[str]:
 # ---- viz/multihead.py ----------------------------------------------------------------------------
 
 
-def test_heads_grid_has_one_heatmap_per_head_with_its_weights():
-    w = softmax_rows(3, 4, 5)  # (H, T_q, T_k)
-    fig = grids.heads_grid(w, labels(4, "q"), labels(5, "k"), heads(3), "layer 5")
-    assert len(fig.data) == 3
-    for h, trace in enumerate(fig.data):
-        np.testing.assert_allclose(np.asarray(trace.z), w[h].numpy(), rtol=1e-6)
-        assert list(trace.y) == labels(4, "q") and list(trace.x) == labels(5, "k")
-        assert trace.name == f"head {h + 1}"
-    axis = fig.layout.yaxis
-    assert axis.autorange == "reversed" and axis.scaleanchor == "x"
+def test_heads_grid_is_one_heatmap_with_each_heads_weights_in_its_panel():
+    w = softmax_rows(5, 4, 6)  # (H, T_q, T_k): five heads, four to a row
+    fig = grids.heads_grid(w, labels(4, "q"), labels(6, "k"), heads(5), "layer 5")
+    assert len(fig.data) == 1 and fig.data[0].type == "heatmap"
+    panels = grids.panels_meta(fig)
+    assert panels["grid"] == [2, 4] and panels["size"] == [4, 6] and panels["heads"] == heads(5)
+    step_q, step_k = panels["step"]
+    assert step_q > 4 and step_k > 6  # a gap of empty cells between two panels
+    z = np.asarray(fig.data[0].z, dtype=float)
+    assert z.shape == (step_q + 4, 3 * step_k + 6)
+    for h in range(5):  # head h in panel row h // 4, column h % 4
+        top, left = h // 4 * step_q, h % 4 * step_k
+        np.testing.assert_allclose(z[top : top + 4, left : left + 6], w[h].numpy(), rtol=1e-6)
+    assert np.isfinite(z).sum() == w.numel()  # the gaps and the three empty panels hold nothing
+    np.testing.assert_allclose(grids.split(z, panels), w.numpy(), rtol=1e-6)
+    assert [note.text for note in fig.layout.annotations] == heads(5)
+    # row 0 at the top, square cells, the axes spanning exactly the matrix (a colour bar pushing the
+    # margin shrinks the matrix; it cannot add rows above it)
+    x_axis, y_axis = fig.layout.xaxis, fig.layout.yaxis
+    assert tuple(y_axis.range) == (z.shape[0] - 0.5, -0.5) and tuple(x_axis.range) == (-0.5, z.shape[1] - 0.5)
+    assert y_axis.scaleanchor == "x" and y_axis.constrain == x_axis.constrain == "domain"
     assert QUERY_KEY_NOTE in fig.layout.title.text
     assert fig.layout.coloraxis.cmin == 0 and fig.layout.coloraxis.cmax == 1
+
+
+def test_heads_grid_hover_names_the_head_query_and_key_of_each_cell_and_gaps_have_none():
+    w = softmax_rows(3, 4, 5).numpy()  # (H, T_q, T_k)
+    q_labels = token_labels(["▁Die", "▁Katze", "▁die", "</s>"])
+    k_labels = token_labels(["▁The", "▁cat", "▁the", "▁mat", "</s>"])
+    fig = grids.heads_grid(w, q_labels, k_labels, heads(3), "layer 5", max_cols=2)  # 2 rows × 2 columns
+    trace, (step_q, step_k) = fig.data[0], grids.panels_meta(fig)["step"]
+    z, text = np.asarray(trace.z, dtype=float), np.asarray(trace.text, dtype=object)
+    for h in range(3):
+        for i in range(4):
+            for j in range(5):
+                row, col = h // 2 * step_q + i, h % 2 * step_k + j
+                assert text[row, col] == f"head {h + 1}"
+                # the category reads as the token's hover form, after invisible marks of its panel
+                assert trace.y[row] == grids.PANEL_MARK * (h // 2) + q_labels[i].hover
+                assert trace.x[col] == grids.PANEL_MARK * (h % 2) + k_labels[j].hover
+                assert z[row, col] == pytest.approx(w[h, i, j], rel=1e-6)
+    assert trace.hovertemplate.startswith("%{text}<br>query %{y}<br>key %{x}<br>weight = %{z:.4f}")
+    gaps = ~np.isfinite(z)
+    assert trace.hoverongaps is False and gaps[4:step_q].all() and (text[gaps] == "").all()
+    # contrast: drawn relative to each head's own uniform share 1/T_k, hover gives the weight itself
+    relative = relative_to_uniform(fig, "RdBu_r")
+    kept = np.asarray(relative.data[0].customdata, dtype=float)
+    np.testing.assert_allclose(kept, z, rtol=1e-6)
+    np.testing.assert_allclose(np.asarray(relative.data[0].z, dtype=float), z * 5, rtol=1e-5)
+    assert "%{customdata:.4f}" in relative.data[0].hovertemplate
+
+
+def test_heads_grid_gives_a_long_sentence_two_panels_to_a_row():
+    w = np.full((8, 31, 31), 1 / 31)
+    fig = grids.heads_grid(w, labels(31), labels(31), heads(8), "t")
+    assert grids.panels_meta(fig)["grid"] == [4, 2] and fig.layout.xaxis.tickangle == -90
+    assert len(fig.layout.xaxis.tickvals) == 2 * 31 and len(fig.layout.yaxis.tickvals) == 4 * 31
+    assert list(fig.layout.yaxis.ticktext) == labels(31) * 4  # every token of every panel row labelled
 
 
 def test_heads_grid_rejects_labels_that_do_not_fit():

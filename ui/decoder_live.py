@@ -59,8 +59,6 @@ def switch_in_browser(model_id: str, text: str, sel: Selection, ids: tuple[int, 
     reads, `prefix` where "Next token" stands, `step_keys` the keys of its rows of this layer ("self",
     "cross" -> the key the page draws each under)."""
     first = replace(sel, layer=0, head=0)
-    n_heads = model_io.by_id(model_id).model.config.n_heads
-    heads = [live.role("query", "source", "" if h == 0 else str(h + 1)) for h in range(n_heads)]
     figures = generation.scope(model_id, text, sel, ids)
     rows = generation.scope(model_id, text, sel, None, prefix)
     live.live(
@@ -71,7 +69,7 @@ def switch_in_browser(model_id: str, text: str, sel: Selection, ids: tuple[int, 
         {
             "dec_self": [live.role("query", "key")],
             "dec_cross_avg": [live.role("query", "source")],
-            "dec_cross_heads": heads,
+            "dec_cross_heads": [live.role("query", "source")],  # one trace: a panel per head
             step_keys["self"]: [live.role(None, "step key")],  # the "Next token" prefix: other tokens
             step_keys["cross"]: [live.role(None, "source")],
         },

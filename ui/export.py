@@ -29,6 +29,7 @@ import numpy as np
 import plotly.graph_objects as go
 import streamlit as st
 
+from viz.grids import panels_meta, split
 from viz.heatmap import is_weights
 from viz.labels import plain
 from viz.multihead import LINES_META, head_view_rows, plain_array
@@ -118,6 +119,9 @@ def weights_rows(fig: go.Figure) -> list[tuple] | None:
                 for name, q, q_label, k, k_label, weight in lines]  # fmt: skip
     if not is_weights(fig):
         return None
+    panels = panels_meta(fig)
+    if panels is not None:  # a heads grid: one heatmap of a panel per head
+        return _grid_rows(fig, panels)
     rows = []
     for trace in fig.data:
         if trace.type != "heatmap":
@@ -137,6 +141,20 @@ def weights_rows(fig: go.Figure) -> list[tuple] | None:
                 row_layer, row_head = (named, head) if role == "layer" else (layer, named)
             for j, (key, value) in enumerate(zip(x, row, strict=True)):
                 rows.append((row_layer, row_head, query, _token(key, j), float(value)))
+    return rows
+
+
+def _grid_rows(fig: go.Figure, panels: dict) -> list[tuple]:
+    """`weights_rows` of a heads grid (`viz.grids.heads_grid`): head by head, each panel's cells; the
+    tokens named by the first panel's row and column categories (the others' carry invisible marks)."""
+    trace, layer = fig.data[0], _numbered(_title(fig), "layer")
+    n_q, n_k = panels["size"]
+    queries = [_token(label, i) for i, label in enumerate(_column(trace.y)[:n_q])]
+    keys = [_token(label, j) for j, label in enumerate(_column(trace.x)[:n_k])]
+    rows = []
+    for name, weights in zip(panels["heads"], split(_weights(fig, trace), panels), strict=True):  # (T_q, T_k)
+        head = _numbered(name, "head") or plain(str(name))
+        rows += [(layer, head, q, k, float(w)) for q, row in zip(queries, weights) for k, w in zip(keys, row)]
     return rows
 
 

@@ -6,7 +6,8 @@
 //   offset   0 or 1: what the sliders show for layer 0 / head 0
 //   drawn    the selection the server drew, e.g. "2,5" (layer 2, head 5; 0-based)
 //   figures  figure key -> {roles: one per trace, {rows, cols, x, y}: what its rows and columns are
-//            ("query", "key", "source" or another name: cells of the same name light together),
+//            ("query", "key", "source" or another name: cells of the same name light together; a
+//            heads grid's one trace holds a panel per head, placed as its layout.meta.panels says),
 //            dims: the dimensions the figure changes with, when not all (a cross-attention average
 //            changes with the layer, not with the head), scope: its own, when not the page's}
 //   changes  selection -> figure key -> [data, layout], the arguments of Plotly.update (viz/live.py),
@@ -22,12 +23,14 @@ let current = null; // the latest data
 let hooked = false;
 
 function decoded(value) {
-  // {shape, f4}: float32 in base64 -> rows of a matrix (Plotly takes typed rows), else unchanged
+  // {shape, f4}: float32 in base64 -> rows of a matrix, else unchanged. Plain rows, not typed ones:
+  // Streamlit's chart may redraw a figure from a JSON copy of its data, where a typed row comes back
+  // as an object, and Plotly then reads the matrix as one column of points (hover lost its cells).
   if (value === null || typeof value !== "object" || !("f4" in value)) return value;
   const bytes = Uint8Array.from(atob(value.f4), (c) => c.charCodeAt(0));
   const flat = new Float32Array(bytes.buffer);
   const [rows, cols] = value.shape;
-  return Array.from({ length: rows }, (_, i) => flat.subarray(i * cols, (i + 1) * cols));
+  return Array.from({ length: rows }, (_, i) => Array.from(flat.subarray(i * cols, (i + 1) * cols)));
 }
 
 function plot(key) {
@@ -147,6 +150,43 @@ async function applyAll(early = {}) {
     window.atlasLiveDrawn = { sel, started, visible, drawn: performance.now(), took };
 }
 
+function panelsOf(gd) {
+  // a heads grid's panels (viz/grids.py panels_meta): where each head lies in its one matrix, else null
+  return (gd.layout && gd.layout.meta && gd.layout.meta.panels) || null;
+}
+
+function inPanel(panels, i, j) {
+  // the hovered cell (row i, column j of the one matrix) as [query, key] of its panel; nulls in a gap
+  if (!panels || i === null) return [i, j];
+  const [q, k] = [i % panels.step[0], j % panels.step[1]];
+  return q < panels.size[0] && k < panels.size[1] ? [q, k] : [null, null];
+}
+
+function litShapes(role, at, panels) {
+  // the shapes that light `role`'s row and column of the hovered tokens `at`: across the plot, or
+  // across each head's panel of a heads grid
+  const row = role.rows ? at[role.rows] : null;
+  const col = role.cols ? at[role.cols] : null;
+  const has = (v) => v !== null && v !== undefined;
+  const style = { name: HOVER, type: "rect", line: { color: "#111", width: 2 }, fillcolor: "rgba(0,0,0,0.08)" };
+  const out = [];
+  if (!panels) {
+    if (has(row) && role.y)
+      out.push({ ...style, xref: `${role.x} domain`, x0: 0, x1: 1, yref: role.y, y0: row - 0.5, y1: row + 0.5 });
+    if (has(col))
+      out.push({ ...style, xref: role.x, x0: col - 0.5, x1: col + 0.5, yref: `${role.y} domain`, y0: 0, y1: 1 });
+    return out;
+  }
+  const [[nq, nk], [sy, sx], cols] = [panels.size, panels.step, panels.grid[1]];
+  const box = (x0, x1, y0, y1) => ({ ...style, xref: role.x, x0, x1, yref: role.y, y0, y1 });
+  panels.heads.forEach((_, h) => {
+    const [top, left] = [Math.floor(h / cols) * sy, (h % cols) * sx];
+    if (has(row)) out.push(box(left - 0.5, left + nk - 0.5, top + row - 0.5, top + row + 0.5));
+    if (has(col)) out.push(box(left + col - 0.5, left + col + 0.5, top - 0.5, top + nq - 0.5));
+  });
+  return out;
+}
+
 let lit = null; // the hovered cell last asked for
 
 async function highlight(at) {
@@ -159,15 +199,7 @@ async function highlight(at) {
     const gd = plot(name);
     if (!gd || !gd.layout || gd.layout.uirevision !== scopeOf(name)) continue;
     const shapes = (gd.layout.shapes || []).filter((s) => s.name !== HOVER);
-    for (const role of figure.roles) {
-      const row = role.rows ? at[role.rows] : null;
-      const col = role.cols ? at[role.cols] : null;
-      const style = { name: HOVER, type: "rect", line: { color: "#111", width: 2 }, fillcolor: "rgba(0,0,0,0.08)" };
-      if (row !== null && row !== undefined && role.y)
-        shapes.push({ ...style, xref: `${role.x} domain`, x0: 0, x1: 1, yref: role.y, y0: row - 0.5, y1: row + 0.5 });
-      if (col !== null && col !== undefined)
-        shapes.push({ ...style, xref: role.x, x0: col - 0.5, x1: col + 0.5, yref: `${role.y} domain`, y0: 0, y1: 1 });
-    }
+    for (const role of figure.roles) shapes.push(...litShapes(role, at, panelsOf(gd)));
     todo.push([gd, shapes]);
   }
   const first = todo.filter(([gd]) => inView(gd));
@@ -197,7 +229,8 @@ function hook(key, gd) {
     const point = event.points && event.points[0];
     if (!figure || !point) return;
     const role = figure.roles[point.curveNumber] || {};
-    const [i, j] = Array.isArray(point.pointNumber) ? point.pointNumber : [null, point.pointNumber];
+    const cell = Array.isArray(point.pointNumber) ? point.pointNumber : [null, point.pointNumber];
+    const [i, j] = inPanel(panelsOf(gd), ...cell);
     const at = {};
     if (lights(role.rows)) at[role.rows] = i;
     if (lights(role.cols)) at[role.cols] = j;

@@ -164,20 +164,19 @@ def _changes(model_id: str, text: str, sel: Selection, heads: tuple[int, ...], t
 
 
 ROLES = {
-    "mh_grid": None,  # one role per head: filled in by `switch_in_browser`
+    "mh_grid": [live.role("query", "key")],  # one trace: a panel per head (ui/live.js reads where)
     "mh_concat": [live.role("query", "dim"), live.role(None, None, "2"), live.role("query", "dim", "3")],
     "mh_head_view": [],
 }
 
 
 def switch_in_browser(
-    model_id: str, text: str, sel: Selection, heads: tuple[int, ...], token: int | None, n_heads: int
+    model_id: str, text: str, sel: Selection, heads: tuple[int, ...], token: int | None
 ) -> None:
     """Mount the browser's switcher for the layer's figures (drawn as "mh_grid", "mh_head_view",
     "mh_concat")."""
     first = replace(sel, layer=0)
-    grid = [live.role("query", "key", "" if h == 0 else str(h + 1)) for h in range(n_heads)]
-    roles = {**ROLES, "mh_grid": grid}
+    roles = dict(ROLES)
     if not heads:
         roles.pop("mh_head_view")
     live.live(

@@ -1,6 +1,7 @@
 """Grids of small attention heatmaps (paper §3.2.2): every head of one layer, every layer × head.
 
-- `heads_grid`: every head of one layer as a small heatmap, side by side, each token labelled.
+- `heads_grid`: every head of one layer as a small heatmap, side by side, each token labelled: one
+  heatmap trace of panels (`panels_meta`, `tile`, `split`), which `grid_changes` changes to another layer.
 - `model_view`: all layers × all heads of one attention as a grid of thumbnails (patterns, no labels).
 
 Shapes: H heads, L layers, T_q queries, T_k keys.
@@ -17,13 +18,17 @@ from viz.heatmap import (
     COLORBAR_PAD,
     COLORBAR_THICKNESS,
     QUERY_KEY_NOTE,
+    TICK_FONT,
     WEIGHTS_META,
     axis_labels,
+    cell_values,
     colorbar_room,
     drawn_ticks,
     fixed_margins,
+    square_width,
+    uniform_ratio,
 )
-from viz.live import Change, heatmap_data, retitled
+from viz.live import Change, matrix, retitled
 from viz.multihead import as_stack, check_labels
 
 GRID_TICK_FONT = 10  # px: the token labels of the small heatmaps of a grid (readable at 1440×900)
@@ -50,7 +55,8 @@ def _grid_figure(
     tick_angle: float = -60,
     top: int = 100,
 ) -> go.Figure:
-    """Small attention heatmaps on a grid, one shared colour bar; blocks: (row, col, (T_q, T_k), name).
+    """Small attention heatmaps on a grid, one trace and one x/y axis pair each, one shared colour bar
+    (the model view's thumbnails); blocks: (row, col, (T_q, T_k), name).
 
     `percent`: the blocks hold whole percentages (0..100) instead of weights (0..1). The figure is
     GRID_WIDTH px wide (a page's main column at 1440 px; shown no wider, `ui.render.show_figure`) and as
@@ -121,11 +127,17 @@ def _grid_figure(
         )
     sides = dict(l=40, b=10)  # no ticks (the model view): room for its layer names on the left
     if show_ticks:
-        sides = fixed_margins(drawn_ticks(x_ticks, x), drawn_ticks(y_ticks, y), x_angle=tick_angle,
-                              size=GRID_TICK_FONT)
+        sides = fixed_margins(
+            drawn_ticks(x_ticks, x), drawn_ticks(y_ticks, y), x_angle=tick_angle, size=GRID_TICK_FONT
+        )
     top_value = 100.0 if percent else 1.0
-    bar = dict(title=dict(text="weight (%)" if percent else "weight"), x=1.0, xanchor="left",
-               xpad=COLORBAR_PAD, thickness=COLORBAR_THICKNESS)
+    bar = dict(
+        title=dict(text="weight (%)" if percent else "weight"),
+        x=1.0,
+        xanchor="left",
+        xpad=COLORBAR_PAD,
+        thickness=COLORBAR_THICKNESS,
+    )
     margin = dict(r=colorbar_room(bar, 0.0, top_value), t=top, **sides)
     panel = (GRID_WIDTH - margin["l"] - margin["r"]) * (1 / cols - gap)  # px, one panel's width
     plot = panel * len(query_labels) / len(key_labels) / (1 / rows - gap)  # px, the grid's height
@@ -142,6 +154,118 @@ def _grid_figure(
     return go.Figure(data=data, layout=layout)
 
 
+PANEL_GAP = 32  # px between two columns of panels of a heads grid (their key labels stay apart)
+NAME_ROOM = 26  # px between two rows of panels: the lower panels' head names stand in it
+# A heads grid's token categories: one per row and column of its one matrix, so the same token in
+# another panel row or column carries this invisible mark once per panel before it (hover reads the
+# same); the gap cells' categories are made of GAP_MARK alone.
+PANEL_MARK = "\u2060"  # word joiner
+GAP_MARK = "\u2063"  # invisible separator
+PANEL_FILL = "#f0f0f0"  # behind a panel's cells: shows only where a cell has no value (blocked, −∞)
+GRID_HOVER = "%{text}<br>query %{y}<br>key %{x}<br>weight = %{z:.4f}<extra></extra>"  # text: the head
+
+
+def panels_meta(fig: go.Figure) -> dict | None:
+    """Where a `heads_grid` figure's heads lie in its one matrix (its `layout.meta["panels"]`); None for
+    another figure. Keys: "grid" [rows, columns] of panels, head h in row h // columns, column
+    h % columns; "size" [T_q, T_k] cells each; "step" [rows, columns] from a panel's first cell to the
+    next panel's (the panel and the gap after it); "heads" the heads' names."""
+    meta = fig.layout.meta
+    return meta.get("panels") if isinstance(meta, dict) else None
+
+
+def _panels(n_heads: int, n_q: int, n_k: int, max_cols: int, plot_width: float) -> dict:
+    """`panels_meta` (but "heads") of a grid of `n_heads` (T_q, T_k) panels in a plot `plot_width` px
+    wide: gaps of whole cells, about PANEL_GAP px between columns and NAME_ROOM px between rows."""
+    rows, cols = _grid_shape(n_heads, max_cols)
+    cell = (plot_width - (cols - 1) * PANEL_GAP) / (cols * n_k)  # px, about
+    gap_cols = max(1, round(PANEL_GAP / cell)) if cols > 1 else 0
+    cell = plot_width / (cols * n_k + (cols - 1) * gap_cols)  # px, exactly
+    gap_rows = max(1, math.ceil(NAME_ROOM / cell)) if rows > 1 else 0
+    return {"grid": [rows, cols], "size": [n_q, n_k], "step": [n_q + gap_rows, n_k + gap_cols]}
+
+
+def _extent(panels: dict) -> tuple[int, int]:
+    """(rows, columns) of the one matrix: the panels and the gaps between them (none after the last)."""
+    (rows, cols), (n_q, n_k), (step_q, step_k) = panels["grid"], panels["size"], panels["step"]
+    return rows * step_q - (step_q - n_q), cols * step_k - (step_k - n_k)
+
+
+def _corner(panels: dict, h: int) -> tuple[int, int]:
+    """(row, column) of head h's first cell in the one matrix."""
+    cols = panels["grid"][1]
+    return h // cols * panels["step"][0], h % cols * panels["step"][1]
+
+
+def tile(patterns: np.ndarray, panels: dict) -> np.ndarray:
+    """The heads' matrices (H, T_q, T_k) as one (rows, columns) matrix laid out as `panels` says; NaN in
+    the gaps and in the panels no head fills."""
+    out = np.full(_extent(panels), np.nan, dtype=np.float32)
+    n_q, n_k = panels["size"]
+    for h, weights in enumerate(patterns):
+        row, col = _corner(panels, h)
+        out[row : row + n_q, col : col + n_k] = weights
+    return out
+
+
+def split(matrix: np.ndarray, panels: dict) -> np.ndarray:
+    """The heads' matrices (H, T_q, T_k) taken out of the one matrix `tile` made."""
+    n_q, n_k = panels["size"]
+    corners = [_corner(panels, h) for h in range(len(panels["heads"]))]
+    return np.stack([matrix[row : row + n_q, col : col + n_k] for row, col in corners])
+
+
+def _categories(tokens: list[str], count: int, step: int) -> list[str]:
+    """One axis's categories: the tokens `count` times (marked by panel), gap cells between them."""
+    gap = step - len(tokens)
+    out = []
+    for n in range(count):
+        out += [PANEL_MARK * n + token for token in tokens]
+        if n < count - 1:
+            out += [GAP_MARK * (1 + n * gap + i) for i in range(gap)]
+    return out
+
+
+def _head_names(panels: dict) -> list[list[str]]:
+    """Each cell's head name ("" in a gap): what hover names the head by."""
+    names = np.full(_extent(panels), "", dtype=object)
+    n_q, n_k = panels["size"]
+    for h, name in enumerate(panels["heads"]):
+        row, col = _corner(panels, h)
+        names[row : row + n_q, col : col + n_k] = name
+    return names.tolist()
+
+
+def _panel_marks(panels: dict) -> tuple[list[dict], list[dict]]:
+    """(annotations, shapes): each head's name above its panel, and the panel's grey backdrop."""
+    n_q, n_k = panels["size"]
+    notes, shapes = [], []
+    for h, name in enumerate(panels["heads"]):
+        row, col = _corner(panels, h)
+        top, left = row - 0.5, col - 0.5  # cell edges, in the axes' coordinates
+        name_at = dict(x=left + n_k / 2, y=top, xref="x", yref="y", yanchor="bottom", showarrow=False)
+        notes.append(dict(text=name, font=dict(size=11), **name_at))
+        box = dict(x0=left, x1=left + n_k, y0=top, y1=top + n_q, xref="x", yref="y")
+        shapes.append(dict(type="rect", fillcolor=PANEL_FILL, line=dict(width=0), layer="below", **box))
+    return notes, shapes
+
+
+def _grid_axes(panels: dict, x: list[str], y: list[str], x_text: list[str], y_text: list[str], angle: float):
+    """(x axis, y axis) of a heads grid: every token of every panel ticked, square cells, the matrix's
+    own ranges (row 0 at the top)."""
+    (rows, cols), (step_q, step_k) = panels["grid"], panels["step"]
+    n_rows, n_cols = _extent(panels)
+    axis = dict(type="category", tickmode="array", tickfont=dict(size=GRID_TICK_FONT), constrain="domain")
+    axis.update(showgrid=False, zeroline=False, automargin=False)  # margins: sized by `heads_grid`
+    ticks_x = [c for c in _categories(x, cols, step_k) if not c.startswith(GAP_MARK)]
+    ticks_y = [c for c in _categories(y, rows, step_q) if not c.startswith(GAP_MARK)]
+    xaxis = dict(axis, tickvals=ticks_x, ticktext=x_text * cols, tickangle=angle, constraintoward="left")
+    yaxis = dict(axis, tickvals=ticks_y, ticktext=y_text * rows, constraintoward="top")
+    xaxis.update(range=[-0.5, n_cols - 0.5], autorange=False)
+    yaxis.update(range=[n_rows - 0.5, -0.5], autorange=False, scaleanchor="x", scaleratio=1)
+    return xaxis, yaxis
+
+
 def heads_grid(
     patterns,
     query_labels: list[str],
@@ -151,28 +275,79 @@ def heads_grid(
     colorscale: str = "Blues",
     max_cols: int = 4,
 ) -> go.Figure:
-    """All heads of one layer: patterns (H, T_q, T_k) -> one small heatmap per head, one colour bar.
+    """All heads of one layer: patterns (H, T_q, T_k) -> their matrices side by side, one colour bar.
 
-    Trace h is head h; its `z` is that head's (T_q, T_k) weights.
+    One heatmap trace holds them all, each head in a panel of a grid, a gap of empty cells (NaN)
+    between panels: the browser changes one matrix for another layer several times faster than one
+    per head (`grid_changes`, `ui/live.js`). Where each head lies: `panels_meta`; `split` takes the
+    heads' matrices out again. Every token is labelled, the queries left of each row of panels and the
+    keys under each column; hover names the head (the cell's text), the query and the key (its row's
+    and column's categories: the tokens' hover form, `axis_labels`) and the weight; the gaps have none.
+    A long sentence gets two wider panels to a row (and upright labels) instead of unlabelled ones.
+    The figure is GRID_WIDTH px wide and as tall as its square cells need.
     """
-    z = as_stack(patterns, 3)
+    z = as_stack(patterns, 3)  # (H, T_q, T_k)
     check_labels(z.shape, query_labels, key_labels)
     if len(head_names) != z.shape[0]:
         raise ValueError(f"{len(head_names)} head names for {z.shape[0]} heads")
-    # Every token is labelled: a long sentence gets two wider panels to a row (and upright labels)
-    # instead of unlabelled ones.
     long = max(z.shape[1], z.shape[2]) > LONG
-    rows, cols = _grid_shape(z.shape[0], min(max_cols, 2) if long else max_cols)
-    blocks = [(h // cols, h % cols, z[h], head_names[h]) for h in range(z.shape[0])]
-    return _grid_figure(blocks, rows, cols, query_labels, key_labels, title, colorscale, True, gap=0.06,
-                        tick_angle=-90 if long else -60)
+    angle = -90 if long else -60
+    (x, x_ticks), (y, y_ticks) = axis_labels(key_labels), axis_labels(query_labels)
+    x_text, y_text = drawn_ticks(x_ticks, x), drawn_ticks(y_ticks, y)
+    # The bar's title at the size `colorbar_room` measures (the chart theme's 14 px would push the right
+    # margin wider, and Plotly then keeps the cells square by drawing rows above the matrix).
+    named = dict(text="weight", font=dict(size=TICK_FONT))
+    bar = dict(title=named, x=1.0, xanchor="left", xpad=COLORBAR_PAD, thickness=COLORBAR_THICKNESS)
+    margin = dict(r=colorbar_room(bar, 0.0, 1.0), t=100)
+    margin.update(fixed_margins(x_text, y_text, x_angle=angle, size=GRID_TICK_FONT))
+    plot_width = GRID_WIDTH - margin["l"] - margin["r"]
+    panels = _panels(*z.shape, min(max_cols, 2) if long else max_cols, plot_width)
+    panels["heads"] = list(head_names)
+    shown, _ = cell_values(tile(z, panels))  # (R, C): −∞ (blocked) is a gap too
+    (n_rows, n_cols), (rows, cols) = shown.shape, panels["grid"]
+    height = math.floor(plot_width * n_rows / n_cols) + margin["t"] + margin["b"]
+    margin["r"] += GRID_WIDTH - square_width(height, margin, n_rows, n_cols)  # the px the height rounded off
+    trace = dict(
+        type="heatmap",
+        z=shown,
+        x=_categories(x, cols, panels["step"][1]),
+        y=_categories(y, rows, panels["step"][0]),
+        text=_head_names(panels),
+        hovertemplate=GRID_HOVER,
+        hoverongaps=False,
+        coloraxis="coloraxis",
+    )
+    xaxis, yaxis = _grid_axes(panels, x, y, x_text, y_text, angle)
+    notes, shapes = _panel_marks(panels)
+    layout = dict(
+        title=dict(text=f"{title}<br><sup>{QUERY_KEY_NOTE}</sup>"),
+        xaxis=xaxis,
+        yaxis=yaxis,
+        coloraxis=dict(colorscale=colorscale, cmin=0.0, cmax=1.0, colorbar=bar),
+        width=GRID_WIDTH,
+        height=height,
+        margin=margin,
+        plot_bgcolor="rgba(0,0,0,0)",  # the gaps between panels: the page's own background
+        annotations=notes,
+        shapes=shapes,
+        meta={"kind": WEIGHTS_META, "unit": 1.0, "panels": panels},
+    )
+    return go.Figure(data=[trace], layout=layout)
 
 
 def grid_changes(fig: go.Figure, context: str, new_context: str, patterns) -> Change:
     """What changes in a `heads_grid` figure drawn for `context` (e.g. "layer 1 of 6") to show another
-    layer's `patterns` (H, T_q, T_k), named `new_context`; contrast is read off the figure."""
-    contrast = fig.data[0].customdata is not None  # viz.heatmap.relative_to_uniform
-    return heatmap_data(list(as_stack(patterns, 3)), contrast=contrast), retitled(fig, context, new_context)
+    layer's `patterns` (H, T_q, T_k), named `new_context`: its one matrix (and, drawn relative to
+    uniform, the weights its hover gives: `viz.heatmap.relative_to_uniform`, read off the figure) and
+    its title. The heads' names, the labels and the layout stay."""
+    panels = panels_meta(fig)
+    shown, _ = cell_values(tile(as_stack(patterns, 3), panels))  # (R, C)
+    data = {}
+    if fig.data[0].customdata is not None:
+        data["customdata"] = [matrix(shown)]
+        shown = uniform_ratio(shown.astype(float), panels["step"][1]).astype(np.float32)
+    data["z"] = [matrix(shown)]
+    return data, retitled(fig, context, new_context)
 
 
 def model_view(

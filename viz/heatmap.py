@@ -11,7 +11,8 @@ import plotly.graph_objects as go
 
 QUERY_KEY_NOTE = "rows = queries (attending), columns = keys (attended to)"
 # Figures of attention weights carry this in `layout.meta`, so that `relative_to_uniform` can redraw
-# them on the "relative to uniform" scale: "unit" for weights in 0..1, "percent" for whole percents.
+# them on the "relative to uniform" scale: "unit" for weights in 0..1, "percent" for whole percents;
+# a heads grid's "panels" say where each head lies in its one matrix (`viz.grids.panels_meta`).
 WEIGHTS_META = "attention weights"
 RELATIVE_MAX = 2.0  # the relative scale runs 0..2 × the uniform share, white (1) in the middle
 
@@ -159,12 +160,24 @@ def fit_width(fig: go.Figure) -> go.Figure:
     """Give a square-celled heatmap figure (`heatmap(..., square=True)`) the width of its matrix again
     after its height or margins changed (in place; other figures are left as they are)."""
     layout = fig.layout
-    heat = next((t for t in fig.data if t.type == "heatmap"), None)
-    if heat is None or layout.width is None or layout.height is None or layout.yaxis.scaleanchor != "x":
-        return fig
+    heats = [t for t in fig.data if t.type == "heatmap"]
+    if len(heats) != 1 or layout.width is None or layout.height is None or layout.yaxis.scaleanchor != "x":
+        return fig  # not one square-celled matrix (the model view's thumbnails keep their width)
+    heat = heats[0]
     n_rows, n_cols = np.shape(heat.z)
     margin = {side: layout.margin[side] or 0 for side in ("l", "r", "t", "b")}
     layout.width = square_width(layout.height, margin, n_rows, n_cols)
+    return fig
+
+
+def fit_height(fig: go.Figure) -> go.Figure:
+    """Give a square-celled heatmap figure the height (whole px) that its matrix takes at its width, after
+    its margins changed (in place; `fit_width` then gives the width that height's cells take exactly)."""
+    layout = fig.layout
+    n_rows, n_cols = np.shape(next(t for t in fig.data if t.type == "heatmap").z)
+    margin = {side: layout.margin[side] or 0 for side in ("l", "r", "t", "b")}
+    plot = (layout.width - margin["l"] - margin["r"]) * n_rows / max(n_cols, 1)
+    layout.height = math.floor(plot) + margin["t"] + margin["b"]
     return fig
 
 
@@ -386,6 +399,8 @@ def fit_ticks(fig: go.Figure) -> go.Figure:
     heats = [t for t in fig.data if t.type == "heatmap"]
     if len(heats) != 1 or layout.width is None or layout.height is None or layout.yaxis.scaleanchor != "x":
         return fig  # not one square-celled matrix (a grid of them labels its outer panels only)
+    if isinstance(layout.meta, dict) and layout.meta.get("panels"):
+        return fig  # a heads grid (`viz.grids.heads_grid`): its panels' labels keep their size and angle
     heat = heats[0]
     n_rows, n_cols = np.shape(heat.z)
     margin = layout.margin
@@ -465,15 +480,23 @@ def is_weights(fig: go.Figure) -> bool:
     return isinstance(meta, dict) and meta.get("kind") == WEIGHTS_META
 
 
-def uniform_ratio(z: np.ndarray) -> np.ndarray:
+def uniform_ratio(z: np.ndarray, segment: int | None = None) -> np.ndarray:
     """Each weight divided by its row's uniform share 1/T (T = the keys the row may attend to).
 
     z: (..., T_k) weights; keys a row may not attend to are NaN or exactly 0 (a softmax gives every
-    allowed key a positive weight). 1 = as much as an even spread would give, 0 = none.
+    allowed key a positive weight). 1 = as much as an even spread would give, 0 = none. `segment`: a
+    row holds several heads' rows side by side (`viz.grids.heads_grid`), one every `segment` columns
+    (its keys, then NaN gap cells): T is counted in each segment apart.
     """
     allowed = np.nan_to_num(z, nan=0.0) > 0
-    count = np.maximum(allowed.sum(axis=-1, keepdims=True), 1)
-    return z * count
+    if segment is None:
+        count = allowed.sum(axis=-1, keepdims=True)
+    else:
+        n = z.shape[-1]
+        padded = np.pad(allowed, [(0, 0)] * (z.ndim - 1) + [(0, -n % segment)])
+        per = padded.reshape(*z.shape[:-1], -1, segment).sum(axis=-1, keepdims=True)  # (..., segments, 1)
+        count = np.broadcast_to(per, (*per.shape[:-1], segment)).reshape(*z.shape[:-1], -1)[..., :n]
+    return z * np.maximum(count, 1)
 
 
 def relative_to_uniform(fig: go.Figure, diverging: str) -> go.Figure:
@@ -488,13 +511,15 @@ def relative_to_uniform(fig: go.Figure, diverging: str) -> go.Figure:
         return fig
     new = go.Figure(fig)
     unit = float(new.layout.meta.get("unit", 1.0))
+    panels = new.layout.meta.get("panels")  # a heads grid: each row of its matrix holds several heads'
+    segment = panels["step"][1] if panels else None
     bar = dict(title=dict(text="× uniform<br>(1/T)"), tickvals=[0, 0.5, 1, 1.5, 2],
                ticktext=["0", "½", "1 (even)", "1½", "≥ 2"])
     for trace in new.data:
         if trace.type != "heatmap":
             continue
         weights = np.asarray(trace.z, dtype=float) / unit
-        trace.z = uniform_ratio(weights).astype(np.float32)
+        trace.z = uniform_ratio(weights, segment).astype(np.float32)
         trace.customdata = weights.astype(np.float32)
         hover = (trace.hovertemplate or "").replace("%{z:.4f}", "%{customdata:.4f}")
         hover = hover.replace("≈ %{z}%", "= %{customdata:.2f}")
@@ -505,7 +530,10 @@ def relative_to_uniform(fig: go.Figure, diverging: str) -> go.Figure:
         new.layout.coloraxis.update(colorscale=diverging, cmin=0.0, cmax=RELATIVE_MAX, colorbar=bar)
     if new.layout.width is not None:  # a square heatmap sized to its matrix: room for the new bar
         heat = next(t for t in new.data if t.type == "heatmap")
-        room = colorbar_room(heat.colorbar.to_plotly_json(), 0.0, RELATIVE_MAX)
+        drawn_bar = new.layout.coloraxis.colorbar if heat.coloraxis else heat.colorbar
+        room = colorbar_room(drawn_bar.to_plotly_json(), 0.0, RELATIVE_MAX)
         new.layout.margin.r = max(new.layout.margin.r or 0, room)
+        if panels:  # a heads grid keeps its width (the page's column): its cells shrink a little instead
+            fit_height(new)
         fit_width(new)
     return new
