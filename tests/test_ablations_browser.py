@@ -29,7 +29,12 @@ def test_every_variant_renders_in_chromium(app_server):
             query = urllib.parse.urlencode({"choice": key, "variant": variant})
             tab.goto(f"{server.url}/Why_these_choices?{query}", wait_until="domcontentloaded")
             wait_idle(tab, TIMEOUT_MS)
-            tab.locator(DRAWN).first.wait_for(state="visible", timeout=TIMEOUT_MS)
+            # The page idle is not every figure drawn: Plotly draws after the script ends.
+            tab.wait_for_function(
+                "([selector, n]) => document.querySelectorAll(selector).length >= n",
+                arg=[DRAWN, 4],
+                timeout=TIMEOUT_MS,
+            )
             assert tab.locator(DRAWN).count() >= 4, variant
             body = tab.inner_text("body")
             assert f"{scores[variant]['exact_match']['mean']:.1f}%" in body, variant
