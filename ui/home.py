@@ -67,15 +67,15 @@ def show_translation(
 def _quality_note(directory) -> str:
     """What to expect of the translation, by model: the shipped default, the shipped wide one, or another."""
     real = "Every number on every page is still the real computation of this model on your sentence."
+    wide = frame.MODELS["wide"][1].resolve() if "wide" in frame.MODELS else None
     if directory.resolve() == frame.MODEL_DIR.resolve():
-        wide = "wide" in frame.MODELS and frame.MODELS["wide"][1].resolve() != directory.resolve()
         return (
             "The shipped model is compact and was trained by this project on a 2-core CPU, so many of its "
             "translations are wrong; its measured quality is in the model card below. "
             + ("Longer sentences come out better with the wide model: pick it in the sidebar's "
                "*Model* box. " if wide else "") + real
         )  # fmt: skip
-    if "wide" in frame.MODELS and frame.MODELS["wide"][1].resolve() == directory.resolve():
+    if directory.resolve() == wide:
         return (
             "The wide model was trained by this project from scratch in 14 minutes on a lent GPU: better on "
             "longer sentences than the default, still often wrong; its measured quality is in the model "
