@@ -105,6 +105,26 @@ def app_server():
         yield running
 
 
+@pytest.fixture(scope="session")
+def browser():
+    """One headless Chromium per test process (a second Playwright cannot start beside the first), with
+    `TABS_ARGS` for the `tabs` fixture. A test that needs sessions of its own at once, or an empty cache,
+    takes a context of its own (`browser.new_context()`)."""
+    from server import TABS_ARGS, chromium
+
+    with chromium(TABS_ARGS) as running:
+        yield running
+
+
+@pytest.fixture(scope="session")
+def tabs(browser, app_server):
+    """Each test's visit a new tab, its own Streamlit session, in one context whose tabs share the
+    compiled scripts (tests/server.py's `Tabs`)."""
+    from server import Tabs
+
+    return Tabs(browser, app_server.url)
+
+
 # `make test` runs the tests in two processes (pytest-xdist), one test module at a time each: a module's
 # tests stay together, so its module fixtures (a trained toy model, a server of its own) are made once and
 # the session's shared server (`app_server`) once per process. The load test (a dozen browser sessions at

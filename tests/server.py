@@ -24,8 +24,10 @@ from real_server import (  # noqa: E402
     FIGURE,
     ROOT,
     SENTENCE_BOX,
+    TABS_ARGS,
     AppPage,
     Server,
+    Tabs,
     chromium,
     discover_pages,
     figure_elements,
@@ -40,9 +42,9 @@ from real_server import (  # noqa: E402
 
 __all__ = [
     "APP", "APP_IDLE", "ARTIFACTS", "CAP_SENTENCE", "DRAWN", "EXCEPTION", "FIGURE", "ROOT", "SENTENCE_BOX",
-    "AppPage", "Server", "chromium", "discover_pages", "figure_elements", "free_port", "full_screenshot",
-    "lecture_path", "navigation", "page_url", "screenshot_path", "server_rss_mb", "streamlit_command",
-    "streamlit_server", "type_sentence", "wait_idle",
+    "AppPage", "Server", "Tabs", "chromium", "TABS_ARGS", "discover_pages", "figure_elements",
+    "free_port", "full_screenshot", "lecture_path", "navigation", "page_url", "screenshot_path",
+    "server_rss_mb", "streamlit_command", "streamlit_server", "type_sentence", "wait_idle",
 ]  # fmt: skip
 
 

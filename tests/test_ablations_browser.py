@@ -6,7 +6,7 @@ from __future__ import annotations
 import urllib.parse
 
 import pytest
-from server import DRAWN, chromium, wait_idle
+from server import DRAWN, wait_idle
 from test_browser import assert_clean
 
 from ui import ablations
@@ -15,14 +15,13 @@ pytestmark = pytest.mark.timeout(900)
 TIMEOUT_MS = 240_000
 
 
-def test_every_variant_renders_in_chromium(app_server):
+def test_every_variant_renders_in_chromium(app_server, tabs):
     scores, _ = ablations.read_scores()
     pairs = [(key, v) for key, c in ablations.CHOICES.items() for v in c.variants if v in scores]
     assert len(pairs) >= 10
     server = app_server  # the session's shared server (conftest.py)
-    with chromium() as browser:
-        context = browser.new_context(viewport={"width": 1400, "height": 1000})
-        tab = context.new_page()
+    tab = tabs.new_page({"width": 1400, "height": 1000})
+    try:
         tab.js_errors, tab.dialogs = [], []
         tab.on("pageerror", lambda err: tab.js_errors.append(str(err)))
         for key, variant in pairs:
@@ -39,4 +38,5 @@ def test_every_variant_renders_in_chromium(app_server):
             body = tab.inner_text("body")
             assert f"{scores[variant]['exact_match']['mean']:.1f}%" in body, variant
             assert_clean(tab, f"Why these choices? ({variant})")
-        context.close()
+    finally:
+        tab.close()

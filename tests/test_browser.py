@@ -18,7 +18,6 @@ from server import (
     EXCEPTION,
     FIGURE,
     SENTENCE_BOX,
-    chromium,
     discover_pages,
     full_screenshot,
     page_url,
@@ -40,17 +39,10 @@ def server(app_server):
     return app_server
 
 
-@pytest.fixture(scope="module")
-def browser():
-    with chromium() as running:
-        yield running
-
-
 @pytest.fixture
-def tab(browser):
-    """A fresh browser context (its own Streamlit session) that records page errors and dialogs."""
-    context = browser.new_context(viewport={"width": 1400, "height": 1000})
-    page = context.new_page()
+def tab(tabs):
+    """A new tab (its own Streamlit session) that records page errors and dialogs."""
+    page = tabs.new_page({"width": 1400, "height": 1000})
     page.js_errors = []
     page.dialogs = []
     page.on("pageerror", lambda err: page.js_errors.append(str(err)))
@@ -58,7 +50,7 @@ def tab(browser):
     try:
         yield page
     finally:
-        context.close()
+        page.close()
 
 
 def assert_clean(tab, what: str) -> None:

@@ -3,16 +3,16 @@ headless Chromium: a closed expander or tab draws no figure, and opening one dra
 
 from __future__ import annotations
 
-from server import DRAWN, chromium, wait_idle
+from server import DRAWN, wait_idle
 
 TIMEOUT_MS = 300_000
 CHART = '[data-testid="stPlotlyChart"]'
 
 
-def test_decoder_page_draws_closed_figures_only_when_opened(app_server):
-    server = app_server  # the session's shared server (conftest.py); this test's own browser context
-    with chromium() as browser:
-        tab = browser.new_context(viewport={"width": 1440, "height": 900}).new_page()
+def test_decoder_page_draws_closed_figures_only_when_opened(app_server, tabs):
+    server = app_server  # the session's shared server (conftest.py); this test's own tab
+    tab = tabs.new_page({"width": 1440, "height": 900})
+    try:
         tab.goto(f"{server.url}/Decoder_and_generation?model=numbers", wait_until="domcontentloaded")
         wait_idle(tab, TIMEOUT_MS)
         tab.wait_for_selector(DRAWN, state="visible", timeout=TIMEOUT_MS)
@@ -33,3 +33,5 @@ def test_decoder_page_draws_closed_figures_only_when_opened(app_server):
             "t.textContent.includes('new self-attention row'))", timeout=TIMEOUT_MS)
         assert charts.count() == 5
         assert not tab.locator('[data-testid="stException"]').count()
+    finally:
+        tab.close()

@@ -4,7 +4,7 @@ new layer or head before the server's rerun, and what it draws is what the serve
 from __future__ import annotations
 
 import pytest
-from server import DRAWN, chromium, streamlit_server, wait_idle
+from server import DRAWN, streamlit_server, wait_idle
 from test_browser import assert_clean
 
 pytestmark = pytest.mark.timeout(900)
@@ -94,8 +94,8 @@ def hover_a_heads_grid(tab) -> None:
     tab.wait_for_function("() => window.atlasLiveHover.query === null", timeout=30_000)
 
 
-def test_heads_layers_and_hover_switch_in_the_browser():
-    with streamlit_server() as server, chromium() as browser:
+def test_heads_layers_and_hover_switch_in_the_browser(browser):
+    with streamlit_server() as server:
         context = browser.new_context(viewport={"width": 1440, "height": 900})
         tab = context.new_page()
         tab.js_errors, tab.dialogs = [], []

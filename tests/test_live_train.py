@@ -377,11 +377,11 @@ def _wait_text(tab, what: str, *texts: str, timeout_ms: float = 180_000) -> None
 
 
 @pytest.mark.timeout(900)
-def test_two_browser_tabs_pressing_train_at_once():
-    from server import EXCEPTION, chromium, streamlit_server, wait_idle
+def test_two_browser_tabs_pressing_train_at_once(browser):
+    from server import EXCEPTION, streamlit_server, wait_idle
 
     timeout = 240_000
-    with streamlit_server() as server, chromium() as browser:
+    with streamlit_server() as server:
         contexts = [browser.new_context(viewport={"width": 1300, "height": 1000}) for _ in range(2)]
         tabs = [c.new_page() for c in contexts]
         try:

@@ -12,7 +12,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from server import chromium, wait_idle
+from server import wait_idle
 from streamlit.testing.v1 import AppTest
 
 from ui.home import PLOTLY_PRELOAD_KEY
@@ -32,22 +32,21 @@ def test_the_home_pages_one_plotly_chart_is_the_empty_preload():
     assert all(not trace.get("x") for trace in json.loads(charts[0].proto.spec)["data"])  # nothing to see
 
 
-def test_plotly_is_loaded_on_the_home_page_off_screen_and_not_again_after_a_click(app_server):
+def test_plotly_is_loaded_on_the_home_page_off_screen_and_not_again_after_a_click(app_server, browser):
     server = app_server  # the session's shared server (conftest.py); a new context has an empty cache
-    with chromium() as browser:
-        context = browser.new_context(viewport={"width": 1440, "height": 900})
-        tab = context.new_page()
-        try:
-            tab.goto(f"{server.url}/", wait_until="domcontentloaded")
-            wait_idle(tab, TIMEOUT_MS)
-            preload = tab.locator(f".st-key-{PLOTLY_PRELOAD_KEY} .main-svg").first
-            preload.wait_for(state="attached", timeout=TIMEOUT_MS)  # drawn: Plotly's script has run
-            assert tab.evaluate(PLOTLY_SCRIPTS) == 1
-            box = tab.locator(f".st-key-{PLOTLY_PRELOAD_KEY}").bounding_box()
-            assert box["x"] + box["width"] <= 0, f"the preload chart is on screen: {box}"
-            tab.locator('[data-testid="stSidebarNav"] a:has-text("Multi-head attention")').click()
-            tab.wait_for_url("**/Multi_head_attention*", timeout=TIMEOUT_MS)
-            tab.locator('[data-testid="stMain"] .js-plotly-plot .main-svg').first.wait_for(timeout=TIMEOUT_MS)
-            assert tab.evaluate(PLOTLY_SCRIPTS) == 1  # the same script, not fetched again
-        finally:
-            context.close()
+    context = browser.new_context(viewport={"width": 1440, "height": 900})
+    tab = context.new_page()
+    try:
+        tab.goto(f"{server.url}/", wait_until="domcontentloaded")
+        wait_idle(tab, TIMEOUT_MS)
+        preload = tab.locator(f".st-key-{PLOTLY_PRELOAD_KEY} .main-svg").first
+        preload.wait_for(state="attached", timeout=TIMEOUT_MS)  # drawn: Plotly's script has run
+        assert tab.evaluate(PLOTLY_SCRIPTS) == 1
+        box = tab.locator(f".st-key-{PLOTLY_PRELOAD_KEY}").bounding_box()
+        assert box["x"] + box["width"] <= 0, f"the preload chart is on screen: {box}"
+        tab.locator('[data-testid="stSidebarNav"] a:has-text("Multi-head attention")').click()
+        tab.wait_for_url("**/Multi_head_attention*", timeout=TIMEOUT_MS)
+        tab.locator('[data-testid="stMain"] .js-plotly-plot .main-svg').first.wait_for(timeout=TIMEOUT_MS)
+        assert tab.evaluate(PLOTLY_SCRIPTS) == 1  # the same script, not fetched again
+    finally:
+        context.close()

@@ -19,7 +19,7 @@ from __future__ import annotations
 import re
 
 import pytest
-from server import chromium, wait_idle
+from server import wait_idle
 
 pytestmark = pytest.mark.timeout(900)
 
@@ -36,28 +36,21 @@ def server(app_server):
     return app_server
 
 
-@pytest.fixture(scope="module")
-def browser():
-    with chromium() as running:
-        yield running
-
-
-def _open(browser, server, path: str, viewport: dict, ready: str):
+def _open(tabs, server, path: str, viewport: dict, ready: str):
     """A fresh session on `path`, once the element `ready` is on the page and Streamlit is idle."""
-    context = browser.new_context(viewport=viewport, device_scale_factor=1)
-    tab = context.new_page()
+    tab = tabs.new_page(viewport)
     tab.goto(f"{server.url}/{path}", wait_until="domcontentloaded")
     wait_idle(tab, TIMEOUT_MS)
     tab.wait_for_selector(ready, state="attached", timeout=TIMEOUT_MS)
     wait_idle(tab, TIMEOUT_MS)
     tab.wait_for_timeout(1_000)  # Plotly's last relayout
-    return context, tab
+    return tab
 
 
-def test_the_tokens_table_shows_the_pieces_as_typed_at_presenter_size(server, browser):
+def test_the_tokens_table_shows_the_pieces_as_typed_at_presenter_size(server, tabs):
     import urllib.parse
 
-    context, tab = _open(browser, server, f"Tokens_and_embeddings?present=1&s={urllib.parse.quote(SENTENCE)}",
+    tab = _open(tabs, server, f"Tokens_and_embeddings?present=1&s={urllib.parse.quote(SENTENCE)}",
                          PRESENTER, '[data-testid="stTable"] td')
     try:
         tab.locator("summary", has_text="pieces and their ids").click()  # folded in presenter mode
@@ -71,14 +64,14 @@ def test_the_tokens_table_shows_the_pieces_as_typed_at_presenter_size(server, br
         assert size >= LARGE_PX, f"table text {size} px"
         assert tab.locator('[data-testid="stDataFrame"]').count() == 0
     finally:
-        context.close()
+        tab.close()
 
 
-def test_the_beam_table_is_a_markdown_table_of_the_candidates_at_presenter_size(server, browser):
+def test_the_beam_table_is_a_markdown_table_of_the_candidates_at_presenter_size(server, tabs):
     """The decoder page's beam table (Markdown, `ui.render.markdown_table`): a real table, one row per
     candidate with a rank, the German as plain text (no link, bold or HTML from the model's text), and
     the presenter CSS's size."""
-    context, tab = _open(browser, server, "Decoder_and_generation?present=1", PRESENTER,
+    tab = _open(tabs, server, "Decoder_and_generation?present=1", PRESENTER,
                          '[data-testid="stMarkdown"] table td')
     try:
         table = tab.locator('[data-testid="stMarkdown"] table').first
@@ -89,7 +82,7 @@ def test_the_beam_table_is_a_markdown_table_of_the_candidates_at_presenter_size(
         size = table.locator("td").first.evaluate("e => parseFloat(getComputedStyle(e).fontSize)")
         assert size >= LARGE_PX, f"table text {size} px"
     finally:
-        context.close()
+        tab.close()
 
 
 WIDGET_FONTS = """() => [...document.querySelectorAll('input, textarea, [data-testid="stSliderThumbValue"]')]
@@ -104,26 +97,26 @@ TABS = """() => {
     return [t.innerText, r.left >= bar.left - 1 && r.right <= Math.min(bar.right, innerWidth) + 1]; }); }"""
 
 
-def test_the_head_inspectors_tabs_and_widget_values_are_on_screen_and_large(server, browser):
-    context, tab = _open(browser, server, "Head_inspector?present=1", PRESENTER, '[role="tab"]')
+def test_the_head_inspectors_tabs_and_widget_values_are_on_screen_and_large(server, tabs):
+    tab = _open(tabs, server, "Head_inspector?present=1", PRESENTER, '[role="tab"]')
     try:
         tabs = tab.evaluate(TABS)
         assert len(tabs) == 5 and all(shown for _, shown in tabs), f"tabs cut off: {tabs}"
         small = [(name, px) for name, px in tab.evaluate(WIDGET_FONTS) if px < LARGE_PX - 3]
         assert not small, f"widget values at Streamlit's own size in presenter mode: {small}"
     finally:
-        context.close()
+        tab.close()
 
 
-def test_the_worked_examples_number_boxes_are_large(server, browser):
-    context, tab = _open(browser, server, "Worked_examples?present=1", PRESENTER, "textarea")
+def test_the_worked_examples_number_boxes_are_large(server, tabs):
+    tab = _open(tabs, server, "Worked_examples?present=1", PRESENTER, "textarea")
     try:
         fonts = tab.evaluate(WIDGET_FONTS)
         boxes = [(name, px) for name, px in fonts if name and name.startswith(("Q ", "K ", "V ", "tokens"))]
         assert len(boxes) >= 4, fonts
         assert all(px >= LARGE_PX for _, px in boxes), boxes
     finally:
-        context.close()
+        tab.close()
 
 
 MULTI_HEAD = """() => {
@@ -140,18 +133,18 @@ MULTI_HEAD = """() => {
 
 @pytest.mark.parametrize("viewport, query", [(DESKTOP, ""), (PRESENTER, "?present=1")],
                          ids=["1440", "presenter"])
-def test_multi_head_chips_all_show_and_dimension_clears_the_numbers(server, browser, viewport, query):
-    context, tab = _open(browser, server, f"Multi_head_attention{query}", viewport, ".annotation-text")
+def test_multi_head_chips_all_show_and_dimension_clears_the_numbers(server, tabs, viewport, query):
+    tab = _open(tabs, server, f"Multi_head_attention{query}", viewport, ".annotation-text")
     try:
         found = tab.evaluate(MULTI_HEAD)
         assert len(found["chips"]) == 8 and all(found["chips"]), f"chips cut off: {found['chips']}"
         assert len(found["gaps"]) == 3 and min(found["gaps"]) >= 4, f"'dimension' touches: {found['gaps']}"
     finally:
-        context.close()
+        tab.close()
 
 
-def test_the_encoder_layers_legends_do_not_scroll_in_presenter_mode(server, browser):
-    context, tab = _open(browser, server, "Encoder_layer?present=1", PRESENTER, ".legend")
+def test_the_encoder_layers_legends_do_not_scroll_in_presenter_mode(server, tabs):
+    tab = _open(tabs, server, "Encoder_layer?present=1", PRESENTER, ".legend")
     try:
         tab.wait_for_function("() => document.querySelectorAll('.legend').length >= 2", timeout=TIMEOUT_MS)
         tab.wait_for_timeout(1_000)
@@ -159,7 +152,7 @@ def test_the_encoder_layers_legends_do_not_scroll_in_presenter_mode(server, brow
             const bar = l.querySelector('.scrollbar'); return bar ? +bar.getAttribute('height') : 0; })""")
         assert bars and not any(bars), f"a legend scrolls (scroll bar heights {bars})"
     finally:
-        context.close()
+        tab.close()
 
 
 FIGURE_3_KEYS = """() => {
@@ -174,10 +167,10 @@ FIGURE_3_KEYS = """() => {
           angle: ticks[0].getAttribute('transform')}; }"""
 
 
-def test_figure_3s_keys_are_labelled_and_apart_in_presenter_mode(server, browser):
+def test_figure_3s_keys_are_labelled_and_apart_in_presenter_mode(server, tabs):
     """37 keys (the paper's sentence) in an 860-px figure: every one labelled, upright, and their
     centres at least 1.2 × their size apart (at −45° and 18 px they touched)."""
-    context, tab = _open(browser, server, "Paper_figures?present=1", PRESENTER, ".xtick text")
+    tab = _open(tabs, server, "Paper_figures?present=1", PRESENTER, ".xtick text")
     try:
         tab.wait_for_function(f"() => ({FIGURE_3_KEYS})() !== null", timeout=TIMEOUT_MS)
         keys = tab.evaluate(FIGURE_3_KEYS)
@@ -185,7 +178,7 @@ def test_figure_3s_keys_are_labelled_and_apart_in_presenter_mode(server, browser
         assert keys["size"] >= 12 and "rotate(-90" in (keys["angle"] or ""), keys
         assert keys["spacing"] >= 1.2 * keys["size"] - 1, keys
     finally:
-        context.close()
+        tab.close()
 
 
 # ---- outside presenter mode at 1024 × 768, the sidebar open: a main column of about 560 px ---------
@@ -199,11 +192,11 @@ BUTTON_FIT = """b => ({text: b.innerText.trim(), right: b.getBoundingClientRect(
 
 
 @pytest.mark.parametrize("viewport", [SMALL, DESKTOP], ids=["1024", "1440"])
-def test_the_next_token_button_shows_its_whole_label(server, browser, viewport):
+def test_the_next_token_button_shows_its_whole_label(server, tabs, viewport):
     """The decoder page's "Next token" button, sidebar open: its label was cut to "Next to…" in a
     sixth of the 560-px column at 1024 px. Neither the button nor anything in it may be wider inside
     than it is drawn (an ellipsis keeps the whole text in innerText, so width is what tells)."""
-    context, tab = _open(browser, server, "Decoder_and_generation", viewport, NEXT_TOKEN)
+    tab = _open(tabs, server, "Decoder_and_generation", viewport, NEXT_TOKEN)
     try:
         assert tab.locator('[data-testid="stSidebar"][data-collapsed="false"]').count() == 1, "sidebar folded"
         fit = tab.locator(NEXT_TOKEN).first.evaluate(BUTTON_FIT)
@@ -211,7 +204,7 @@ def test_the_next_token_button_shows_its_whole_label(server, browser, viewport):
         assert not fit["cut"], f"label cut: {fit}"
         assert fit["right"] <= fit["main"] + 1, fit
     finally:
-        context.close()
+        tab.close()
 
 
 CONCAT_TITLES = """() => {
@@ -226,11 +219,11 @@ CONCAT_TITLES = """() => {
   return {width: plot.getBoundingClientRect().width, boxes}; }"""
 
 
-def test_the_concat_panel_titles_stand_apart_in_a_560_px_column(server, browser):
+def test_the_concat_panel_titles_stand_apart_in_a_560_px_column(server, tabs):
     """Concat · W^O drawn in the main column at 1024 px with the sidebar open (about 560 px): its three
     panel titles (concat, W^O, output) side by side with a gap, where "15 × 8·16 = 15 × 128" and
     "128 × 128" touched."""
-    context, tab = _open(browser, server, "Multi_head_attention", SMALL, ".annotation-text")
+    tab = _open(tabs, server, "Multi_head_attention", SMALL, ".annotation-text")
     try:
         tab.wait_for_function(f"() => ({CONCAT_TITLES})() !== null", timeout=TIMEOUT_MS)
         found = tab.evaluate(CONCAT_TITLES)
@@ -240,4 +233,4 @@ def test_the_concat_panel_titles_stand_apart_in_a_560_px_column(server, browser)
         gaps = [b["left"] - a["right"] for a, b in zip(boxes, boxes[1:])]
         assert min(gaps) >= 8, f"panel titles touch: gaps {gaps} px, {boxes}"
     finally:
-        context.close()
+        tab.close()

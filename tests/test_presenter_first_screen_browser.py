@@ -16,7 +16,7 @@ import re
 import urllib.parse
 
 import pytest
-from server import ARTIFACTS, DRAWN, chromium, discover_pages, page_url, wait_idle
+from server import ARTIFACTS, DRAWN, discover_pages, page_url, wait_idle
 
 pytestmark = pytest.mark.timeout(900)
 
@@ -35,28 +35,21 @@ FIGURES = "() => [...document.querySelectorAll('" + CHARTS + """')]
   .filter(r => r.bottom > r.top && r.right > 0 && r.left < innerWidth)"""
 
 
-@pytest.fixture(scope="module")
-def browser():
-    with chromium() as running:
-        yield running
-
-
-def _open(browser, server, url: str):
+def _open(tabs, server, url: str):
     """A fresh session at 1024 × 768 on `url`, once a figure is drawn and Streamlit is idle."""
-    context = browser.new_context(viewport=VIEWPORT, device_scale_factor=1)
-    tab = context.new_page()
+    tab = tabs.new_page(VIEWPORT)
     tab.goto(url, wait_until="domcontentloaded")
     wait_idle(tab, TIMEOUT_MS)
     tab.wait_for_selector(DRAWN, state="attached", timeout=TIMEOUT_MS)
     wait_idle(tab, TIMEOUT_MS)
     tab.wait_for_timeout(1_000)  # Plotly's last relayout
     assert not tab.locator('[data-testid="stException"]').count()
-    return context, tab
+    return tab
 
 
 @pytest.mark.parametrize("page", discover_pages(), ids=lambda p: p.name)
-def test_the_first_screen_in_presenter_mode_shows_the_pages_figure(app_server, browser, page):
-    context, tab = _open(browser, app_server, page_url(app_server, page, "present=1"))
+def test_the_first_screen_in_presenter_mode_shows_the_pages_figure(app_server, tabs, page):
+    tab = _open(tabs, app_server, page_url(app_server, page, "present=1"))
     try:
         SHOTS.mkdir(parents=True, exist_ok=True)
         tab.screenshot(path=str(SHOTS / f"{re.sub(r'[^A-Za-z0-9_.-]+', '_', page.name)}.png"))
@@ -66,13 +59,13 @@ def test_the_first_screen_in_presenter_mode_shows_the_pages_figure(app_server, b
         assert on_screen, (f"{page.name}: no figure's top {SHOWN_PX} px on the first screen; the first "
                            f"figure's top is at {figures[0]['top']} px (all: {[f['top'] for f in figures]})")
     finally:
-        context.close()
+        tab.close()
 
 
-def test_the_sentence_box_is_on_the_page_in_presenter_mode(app_server, browser):
+def test_the_sentence_box_is_on_the_page_in_presenter_mode(app_server, tabs):
     """The sidebar starts folded in presenter mode: the popover under the title holds a sentence box,
     and a sentence typed there is the one every page shows (it goes into the link)."""
-    context, tab = _open(browser, app_server, f"{app_server.url}/Multi_head_attention?present=1")
+    tab = _open(tabs, app_server, f"{app_server.url}/Multi_head_attention?present=1")
     try:
         assert tab.locator('[data-testid="stSidebar"][data-collapsed="true"]').count() == 1, "sidebar open"
         tab.locator('[data-testid="stPopoverButton"]:visible', has_text="Sentence").click()
@@ -87,7 +80,7 @@ def test_the_sentence_box_is_on_the_page_in_presenter_mode(app_server, browser):
         tab.wait_for_function("() => [...document.querySelectorAll('.js-plotly-plot .ytick text')]"
                               ".some(t => t.textContent === 'mat')", timeout=TIMEOUT_MS)
     finally:
-        context.close()
+        tab.close()
 
 
 SIZES = """() => ({
@@ -103,19 +96,19 @@ SIZES = """() => ({
 
 
 @pytest.mark.parametrize("present", [True, False], ids=["presenter", "1024"])
-def test_head_view_labels_and_formulas_grow_with_the_text_in_presenter_mode(app_server, browser, present):
+def test_head_view_labels_and_formulas_grow_with_the_text_in_presenter_mode(app_server, tabs, present):
     """The head view's tokens were 13 px beside 18-px ticks in presenter mode, formulas 19 px beside
     21.6-px text; outside presenter mode nothing changes (13 px, 19 px)."""
     query = "present=1&" if present else ""
     sizes = {}
     for path in ("Multi_head_attention", "Attention_step_by_step"):
-        context, tab = _open(browser, app_server, f"{app_server.url}/{path}?{query}")
+        tab = _open(tabs, app_server, f"{app_server.url}/{path}?{query}")
         try:
             tab.wait_for_selector(".katex-display" if "step" in path else ".textpoint text", state="attached",
                                   timeout=TIMEOUT_MS)  # fmt: skip
             sizes[path] = tab.evaluate(SIZES)
         finally:
-            context.close()
+            tab.close()
     heads, formulas = sizes["Multi_head_attention"]["heads"], sizes["Attention_step_by_step"]["formulas"]
     assert heads and len(formulas) >= 6, sizes
     if present:
@@ -125,14 +118,14 @@ def test_head_view_labels_and_formulas_grow_with_the_text_in_presenter_mode(app_
         assert set(heads) == {13} and max(formulas) < 20, sizes
 
 
-def test_a_link_with_presenter_mode_keeps_its_parameters(app_server, browser):
+def test_a_link_with_presenter_mode_keeps_its_parameters(app_server, tabs):
     """Presenter mode moves things, not state: a link's sentence, layer and page parameters still hold."""
     sentence = "The dog ran."
-    context, tab = _open(browser, app_server, f"{app_server.url}/Encoder_layer?present=1&layer=2&stage=3&"
+    tab = _open(tabs, app_server, f"{app_server.url}/Encoder_layer?present=1&layer=2&stage=3&"
                          f"s={urllib.parse.quote(sentence)}")
     try:
         query = urllib.parse.parse_qs(urllib.parse.urlparse(tab.url).query)
         assert query["s"] == [sentence] and query["layer"] == ["2"] and query["stage"] == ["3"], query
         assert tab.locator("h2", has_text="Layer 2 of 6").count() == 1
     finally:
-        context.close()
+        tab.close()

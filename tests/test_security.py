@@ -17,7 +17,6 @@ import pytest
 from server import (
     EXCEPTION,
     SENTENCE_BOX,
-    chromium,
     discover_pages,
     page_url,
     type_sentence,
@@ -158,12 +157,6 @@ def server(app_server):
     return app_server
 
 
-@pytest.fixture(scope="module")
-def browser():
-    with chromium() as running:
-        yield running
-
-
 def check_page(tab, dialogs: list, expected: str, what: str) -> None:
     box = tab.locator(SENTENCE_BOX)
     box.wait_for(state="visible", timeout=TIMEOUT_MS)
@@ -179,9 +172,8 @@ def check_page(tab, dialogs: list, expected: str, what: str) -> None:
 
 
 @pytest.mark.parametrize("app_page", PAGES, ids=[p.name for p in PAGES])
-def test_hostile_sentence_is_text_in_the_browser(server, browser, app_page):
-    context = browser.new_context(viewport={"width": 1400, "height": 1000})
-    tab = context.new_page()
+def test_hostile_sentence_is_text_in_the_browser(server, tabs, app_page):
+    tab = tabs.new_page({"width": 1400, "height": 1000})
     dialogs: list[str] = []
     tab.on("dialog", lambda dialog: (dialogs.append(dialog.message), dialog.dismiss()))
     try:
@@ -194,5 +186,5 @@ def test_hostile_sentence_is_text_in_the_browser(server, browser, app_page):
         type_sentence(tab, TYPED, TIMEOUT_MS)
         check_page(tab, dialogs, TYPED, f"{app_page.script} (typed)")
     finally:
-        context.close()
+        tab.close()
     assert dialogs == []

@@ -5,7 +5,8 @@
   `lecture_path()`: the order app.py's Back and Next links follow.
 - `streamlit_server()`: `streamlit run app.py` as `make run` starts it, on a free loopback port, waited
   for until healthy, always terminated (its whole process group) when the block ends.
-- `chromium()`: Debian's Chromium driven by Playwright (never a downloaded browser).
+- `chromium()`: Debian's Chromium driven by Playwright (never a downloaded browser); `Tabs`: many short
+  visits, each a tab of one shared context.
 - `wait_idle()`: wait for a Streamlit rerun to finish; `server_rss_mb()`: the server's memory.
 
 Not a command: bench/ and tools/ scripts put tools/ on sys.path and import it (tests/server.py too).
@@ -235,17 +236,53 @@ def require_chromium() -> None:
 
 
 @contextlib.contextmanager
-def chromium() -> Iterator:
+def chromium(extra_args: tuple[str, ...] = ()) -> Iterator:
     """A headless Debian Chromium under Playwright's sync API, closed when the block ends."""
     require_chromium()
     from playwright.sync_api import sync_playwright
 
     with sync_playwright() as p:
-        browser = p.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS, headless=True)
+        args = [*CHROMIUM_ARGS, *extra_args]
+        browser = p.chromium.launch(executable_path=CHROMIUM, args=args, headless=True)
         try:
             yield browser
         finally:
             browser.close()
+
+
+# Run in every document of a `Tabs` context before the page's own scripts: the first document of each tab
+# (sessionStorage is the tab's own) starts with empty localStorage, where Streamlit keeps the sidebar's
+# width and navigation state, as a tab of a fresh context would.
+_FRESH_STORAGE = """if (!sessionStorage.getItem("atlas-tab")) {
+  sessionStorage.setItem("atlas-tab", "1"); localStorage.clear(); }"""
+
+
+TABS_ARGS = ("--process-per-site",)  # the Chromium arguments `Tabs` needs
+
+
+class Tabs:
+    """Tabs for many short visits to the app, each its own Streamlit session (a page has its own
+    websocket), all in one browser context whose pages share one renderer process (a Chromium started
+    with `TABS_ARGS`: `--process-per-site`).
+    A fresh context per visit compiles Streamlit's and Plotly's scripts in a new process every time;
+    here they are compiled once: a page is drawn in about 0.7x the time. A page kept open on the
+    server's health check keeps that process alive between visits. Tabs of the context share cookies
+    and the HTTP cache; a visit that needs an empty cache or several sessions at once takes a context
+    of its own (`browser.new_context()`)."""
+
+    def __init__(self, browser, url: str) -> None:
+        self.browser = browser
+        self.context = browser.new_context()
+        self.context.add_init_script(_FRESH_STORAGE)
+        self._keeper = self.context.new_page()
+        self._keeper.goto(f"{url}/_stcore/health")
+
+    def new_page(self, viewport: dict | None = None):
+        """A new tab (close it when done), at `viewport` ({"width", "height"}) if given."""
+        page = self.context.new_page()
+        if viewport:
+            page.set_viewport_size(viewport)
+        return page
 
 
 _SCRIPT_STATE = """() => [!window.__atlasWaited,
