@@ -15,6 +15,10 @@ of several processes: `make serve WORKERS=2`):
     .venv/bin/python bench/class_at_once.py --sizes 1,10 --pages home
     .venv/bin/python bench/class_at_once.py --url http://127.0.0.1:8501 --label "nginx, 2 workers"
 
+A server it starts is started as `make run` starts it, warm-up (ui.warm) included; the class is released
+once the server's log says the warm-up is done, as for a class that arrives after the lecturer
+(`--during-warm-up`: as soon as every page has been visited once, the warm-up maybe still running).
+
 Prints a table and writes artifacts/bench_class_at_once.json (with the load average before and
 after: numbers taken beside a training run are pessimistic; say so). tests/test_class_at_once.py
 runs the same harness with a small N to prove it works.
@@ -326,6 +330,9 @@ def main() -> int:
     parser.add_argument("--timeout", type=float, default=900.0, help="seconds one session may take")
     parser.add_argument("--label", default="", help="what is measured (e.g. 'one process'), kept in the JSON")
     parser.add_argument("--out", default=str(ROOT / "artifacts" / "bench_class_at_once.json"))
+    parser.add_argument("--during-warm-up", action="store_true",
+                        help="release the class while the server's own warm-up (ui.warm) may still run, "
+                        "not after its log says it is done (a server this run starts)")
     args = parser.parse_args()
     signal.signal(signal.SIGTERM, lambda *_: sys.exit(1))  # so that a server this run started is stopped
     sizes = [int(n) for n in args.sizes.split(",")]
@@ -345,6 +352,11 @@ def main() -> int:
 
         with streamlit_server() as server:
             warm_up(server.url, args.timeout)
+            if not args.during_warm_up:  # a class arriving after the lecturer: the warm-up is over
+                from warm import wait_for_warm_up  # bench/warm.py
+
+                result["warm_up_s"] = wait_for_warm_up(server, args.timeout)
+            result["during_warm_up"] = args.during_warm_up
             result["rows"] = measure(server.url, sizes, pages, modes, args.timeout)
     result["load_after"] = [round(x, 2) for x in os.getloadavg()]
     print(f"load average before / after: {result['load_before']} / {result['load_after']}")
