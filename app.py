@@ -2,17 +2,18 @@
 the page the reader asked for, and ends it with Back and Next along the lecture path (`ui.lecture`).
 
 Only Streamlit is imported here (and `ui.warm`, which imports nothing more until its thread starts, and
-`ui.lecture`, Streamlit alone): this script runs before every page, and the home page draws its title and
-Figure 1 before PyTorch is imported (see `ui.frame`). After the page, the first run on a server starts
-the warm-up (`ui.warm`).
+`ui.lecture` and `ui.navigation`, Streamlit alone): this script runs before every page, and the home
+page draws its title and Figure 1 before PyTorch is imported (see `ui.frame`). After the page, the first
+run on a server starts the warm-up (`ui.warm`).
 """
 
 from __future__ import annotations
 
 import streamlit as st
 
-# ui.lecture: Streamlit and ui.state only; ui.warm: the standard library only, until its thread starts
-from ui import lecture, warm
+# ui.lecture: Streamlit and ui.state only; ui.navigation: Streamlit only; ui.warm: the standard library
+# only, until its thread starts
+from ui import lecture, navigation, warm
 
 # Section -> pages, each (file, title, icon, URL path). Files are named by topic, and each file's name
 # is its URL path: the paths Streamlit derived from the old numbered file names, so shared links and
@@ -60,16 +61,7 @@ LECTURE_PATH = [
 ]
 
 try:
-    page = st.navigation(
-        {
-            section: [
-                st.Page(file, title=title, icon=icon, url_path=url or None, default=not url)
-                for file, title, icon, url in pages
-            ]
-            for section, pages in SECTIONS.items()
-        },
-        expanded=True,
-    )
+    page = st.navigation(navigation.pages(SECTIONS), expanded=True)  # this run's copies of the pages
     lecture.arrive(page.url_path, lecture.steps(SECTIONS, LECTURE_PATH))
     page.run()
     lecture.footer()  # Back and Next; a page that stops early draws them itself (`lecture.stop`)

@@ -1,8 +1,8 @@
 """Imports run one way (CONTRIBUTING.md): app.py, pages/*.py -> ui/ -> viz/, transformer/.
 
 Checked by parsing every module's imports with `ast` (imports inside functions count too):
-- app.py imports only Streamlit (it runs before every page, the home page included), ui.warm and
-  ui.lecture (Streamlit and ui.state only);
+- app.py imports only Streamlit (it runs before every page, the home page included), ui.warm,
+  ui.lecture and ui.navigation (Streamlit and ui.state only);
 - pages import only `ui`, `viz` (to call figure functions), `streamlit`, the standard
   library and the pure helper functions of `analysis` / `transformer.embeddings` — never
   torch, numpy, plotly or the modules that hold or run the model (no tensor math, no figure building
@@ -205,15 +205,15 @@ def test_pages_import_only_ui_viz_streamlit_and_stdlib(path):
 def test_app_imports_only_streamlit():
     """app.py runs before every page: anything more it imported would delay the home page's Figure 1. The
     exceptions: `ui.warm` (it starts the warm-up after the page), which imports only the standard library
-    until its thread starts (tests/test_warm.py checks), and `ui.lecture` (Back and Next after the page),
-    Streamlit and `ui.state` alone (checked below)."""
-    names = {name for name, _ in imports(ROOT / "app.py")} - {"ui", "ui.warm", "ui.lecture"}
+    until its thread starts (tests/test_warm.py checks), `ui.lecture` (Back and Next after the page) and
+    `ui.navigation` (the pages), Streamlit and `ui.state` alone (checked below)."""
+    names = {name for name, _ in imports(ROOT / "app.py")} - {"ui", "ui.warm", "ui.lecture", "ui.navigation"}
     assert {top(name) for name in names} <= {"streamlit", "__future__"}, names
 
 
 def test_the_lecture_path_module_is_as_light_as_app_py():
-    light = {"streamlit", "ui", "ui.state"}
-    for module in ("lecture", "state"):
+    light = {"streamlit", "ui", "ui.state", "ui.navigation"}
+    for module in ("lecture", "navigation", "state"):
         names = {name for name, _ in imports(ROOT / "ui" / f"{module}.py")}
         heavy = {name for name in names if name not in light and top(name) not in STDLIB | {"streamlit"}}
         assert not heavy, f"ui/{module}.py imports {heavy}: app.py imports it before every page"

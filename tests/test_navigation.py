@@ -168,3 +168,25 @@ def test_make_run_starts_app_py():
     command = cli.streamlit_command([])
     assert command[2:5] == ["streamlit", "run", str(ROOT / "app.py")]
     assert not (ROOT / "Home.py").exists()
+
+
+def test_every_run_navigates_its_own_copies_of_pages_made_once():
+    """st.navigation marks the page it returns on the object itself, so two runs (two sessions) must not
+    share one; but the files are looked up only once per process (ui.navigation)."""
+    from ui import navigation as pages_of_the_app
+
+    def run() -> dict:
+        with pytest.MonkeyPatch.context() as patch:
+            patch.setattr(st, "navigation", lambda pages, **options: _NotRun())  # the page is not run
+            at = AppTest.from_file(str(ROOT / "app.py"), default_timeout=60).run()
+        assert not at.exception, [e.message for e in at.exception]
+        return at.session_state[pages_of_the_app.KEY]
+
+    pages_of_the_app._made.cache_clear()
+    first, second = run(), run()
+    assert pages_of_the_app._made.cache_info().misses == 1  # made once, for both runs
+    listed = [file for entries in navigation().values() for file, *_ in entries]
+    assert list(first) == list(second) == listed
+    for file in listed:
+        assert first[file] is not second[file], file
+        assert first[file].url_path == second[file].url_path and first[file].title == second[file].title

@@ -8,7 +8,7 @@ from __future__ import annotations
 import streamlit as st
 
 from transformer.config import TransformerConfig
-from ui import frame, state
+from ui import frame, navigation, state
 from viz.architecture import PAGES, architecture_spec, page_of_selection
 
 # (Figure 1 part, page file, what the page shows)
@@ -112,7 +112,7 @@ def show_architecture(cfg: TransformerConfig) -> None:
             st.markdown(shape)
         st.markdown("**Every page**")
         for part, target, what in ARCHITECTURE:
-            st.page_link(target, label=part)
+            navigation.link(target, label=part)
             st.caption(what)
 
 

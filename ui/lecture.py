@@ -9,7 +9,8 @@ The links carry the reader's sentence, the shared selection and the model in the
 link opened in a new tab shows the same view (in the same tab the session keeps them anyway). A page's
 own parameters (the token it follows, its toggles) stay behind: they mean nothing on another page.
 
-Light on purpose (Streamlit and `ui.state` only): app.py imports it, and runs before every page.
+Light on purpose (Streamlit, `ui.state` and `ui.navigation` only): app.py imports it, and runs before
+every page.
 """
 
 from __future__ import annotations
@@ -19,7 +20,7 @@ from typing import NoReturn
 
 import streamlit as st
 
-from ui import state
+from ui import navigation, state
 
 KEY = "atlas_lecture"  # session state: the reader's Place, written by app.py before each page runs
 CARRIED = (*state.SELECTION_PARAMS, "model", "snapshot")  # the URL parameters every link keeps
@@ -82,7 +83,7 @@ def start_here() -> None:
     if place is None or not place.steps:
         return
     first = place.steps[0]
-    st.page_link(first.file, label=f"**Start here: {first.title} →**", icon=":material/play_circle:",
+    navigation.link(first.file, label=f"**Start here: {first.title} →**", icon=":material/play_circle:",
                  query_params=carried())
     st.caption(f"Then follow **Next** at the foot of each page: {len(place.steps)} pages in the order of "
                "the paper, from its inputs to its figures. The sidebar opens any page directly.")
@@ -101,12 +102,12 @@ def footer() -> None:
         back, middle, forward = st.columns(3, vertical_alignment="center")
         if back_step:
             with back:
-                st.page_link(back_step.file, label=f"← Back: {back_step.title}", query_params=params)
+                navigation.link(back_step.file, label=f"← Back: {back_step.title}", query_params=params)
         middle.caption(f"Step {index + 1} of {len(place.steps)} on the lecture path (the paper's order)",
                        text_alignment="center")
         if next_step:
             with forward, st.container(horizontal=True, horizontal_alignment="right"):
-                st.page_link(next_step.file, label=f"Next: {next_step.title} →", query_params=params)
+                navigation.link(next_step.file, label=f"Next: {next_step.title} →", query_params=params)
 
 
 def stop() -> NoReturn:
