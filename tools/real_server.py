@@ -271,7 +271,6 @@ class Tabs:
     at once takes a context of its own (`browser.new_context()`)."""
 
     def __init__(self, browser, url: str) -> None:
-        self.browser = browser
         self.context = browser.new_context()
         self.context.add_init_script(_FRESH_STORAGE)
         self._keeper = self.context.new_page()

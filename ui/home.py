@@ -5,6 +5,8 @@ Light on purpose (no PyTorch): the home page draws the map while the model is st
 
 from __future__ import annotations
 
+import functools
+
 import streamlit as st
 
 from transformer.config import TransformerConfig
@@ -64,18 +66,26 @@ def show_translation(
                     "`git checkout pretrained/`.")
 
 
+@functools.cache
+def _shipped_dirs() -> tuple:
+    """(the default model's folder, the wide model's or None), real paths looked up once per process: the
+    home page runs for every visitor, and a real-path lookup is slow on some file systems."""
+    return frame.MODEL_DIR.resolve(), frame.MODELS["wide"][1].resolve() if "wide" in frame.MODELS else None
+
+
 def _quality_note(directory) -> str:
     """What to expect of the translation, by model: the shipped default, the shipped wide one, or another."""
     real = "Every number on every page is still the real computation of this model on your sentence."
-    wide = frame.MODELS["wide"][1].resolve() if "wide" in frame.MODELS else None
-    if directory.resolve() == frame.MODEL_DIR.resolve():
+    default, wide = _shipped_dirs()
+    directory = directory.resolve()
+    if directory == default:
         return (
             "The shipped model is compact and was trained by this project on a 2-core CPU, so many of its "
             "translations are wrong; its measured quality is in the model card below. "
             + ("Longer sentences come out better with the wide model: pick it in the sidebar's "
                "*Model* box. " if wide else "") + real
         )  # fmt: skip
-    if directory.resolve() == wide:
+    if directory == wide:
         return (
             "The wide model was trained by this project from scratch in 14 minutes on a lent GPU: better on "
             "longer sentences than the default, still often wrong; its measured quality is in the model "

@@ -84,7 +84,7 @@ def start_here() -> None:
         return
     first = place.steps[0]
     navigation.link(first.file, label=f"**Start here: {first.title} →**", icon=":material/play_circle:",
-                 query_params=carried())
+                    query_params=carried())
     st.caption(f"Then follow **Next** at the foot of each page: {len(place.steps)} pages in the order of "
                "the paper, from its inputs to its figures. The sidebar opens any page directly.")
 
