@@ -8,7 +8,8 @@ measured in the same run.
   it: a key press on the Head or Layer slider to every figure that follows the slider drawn anew in the
   browser (`ui/live.js`, on the page's own clock), and to the page idle after the rerun that keeps the
   URL in step; a pointer moved onto a cell of the softmax (the heads grid, the masked self-attention) to
-  its row and column lit in every figure;
+  its row and column lit in every figure; Enter on another query in step by step's query box to its
+  frame and its journey drawn anew in the browser;
 - the machine reference (bench/reference.py).
 
 Run: `.venv/bin/python bench/switch.py [--runs N]`; results also in artifacts/bench_switch.json.
@@ -71,6 +72,51 @@ def live_after_key(tab, slider, key: str) -> tuple[float, float, float, dict]:
     )
     tab.wait_for_function(SETTLED_JS, arg=QUIET_MS, polling=50, timeout=120_000)
     return visible, drawn, tab.evaluate(IDLE_MS_JS), took
+
+
+ACTIVE_JS = """(selector) => { const box = document.querySelector(selector);
+  const option = document.getElementById(box.getAttribute('aria-activedescendant') || '');
+  return option ? parseInt(option.dataset.key, 10) : null; }"""
+QUERY_BOX = "[class*='st-key-steps_query_'] input[role=combobox]"
+
+
+def live_after_choice(tab, option: int) -> tuple[float, float, float, dict]:
+    """As `live_after_key`, for Enter on the option `option` (its index: 0 is no query, 1 the first) of
+    the step-by-step page's query box, reached with the arrow keys."""
+    box = tab.locator(QUERY_BOX).first
+    box.focus()
+    box.press("ArrowDown")  # opens the list
+    for _ in range(60):
+        active = tab.evaluate(ACTIVE_JS, QUERY_BOX)
+        if active == option:
+            break
+        box.press("ArrowDown" if active is None or active < option else "ArrowUp")
+    tab.evaluate(WATCH_JS)
+    box.press("Enter")
+    tab.wait_for_function(
+        "(q) => window.atlasLiveDrawn && window.atlasLiveDrawn.query === q",
+        arg=option - 1,
+        polling="raf",
+        timeout=120_000,
+    )
+    visible, drawn, took = tab.evaluate(
+        "() => [window.atlasLiveDrawn.visible - window.atlasLiveKey, "
+        "window.atlasLiveDrawn.drawn - window.atlasLiveKey, window.atlasLiveDrawn.took]"
+    )
+    tab.wait_for_function(SETTLED_JS, arg=QUIET_MS, polling=50, timeout=120_000)
+    return visible, drawn, tab.evaluate(IDLE_MS_JS), took
+
+
+def live_summary(times: list[tuple]) -> dict:
+    return {
+        "drawn": summary([t[0] for t in times]),
+        "all_drawn": summary([t[1] for t in times]),
+        "idle": summary([t[2] for t in times]),
+        "per_figure_ms": {
+            fig: round(statistics.median(t[3][fig] for t in times if fig in t[3]), 1)
+            for fig in sorted({fig for t in times for fig in t[3]})
+        },
+    }
 
 
 def hover_times(tab, figure_key: str, runs: int) -> list[float]:
@@ -138,17 +184,16 @@ def bench_app(browser, runs: int) -> dict:
                 times = [
                     live_after_key(tab, thumb(tab, label), key) for key in ["ArrowRight", "ArrowLeft"] * runs
                 ]
-                out[f"{page} {label.lower()}"] = {
-                    "drawn": summary([t[0] for t in times]),
-                    "all_drawn": summary([t[1] for t in times]),
-                    "idle": summary([t[2] for t in times]),
-                    "per_figure_ms": {
-                        fig: round(statistics.median(t[3][fig] for t in times if fig in t[3]), 1)
-                        for fig in sorted({fig for t in times for fig in t[3]})
-                    },
-                }
+                out[f"{page} {label.lower()}"] = live_summary(times)
             if hover:
                 out[f"{page} hover"] = {"drawn": summary(hover_times(tab, hover, 2 * runs))}
+        # another followed query on step by step: the third and the fourth token, in turn
+        tab.goto(f"{server.url}/Attention_step_by_step?layer=3&head=3&q=2", wait_until="domcontentloaded")
+        wait_idle(tab, 600_000)
+        tab.wait_for_selector("[class*='st-key-steps_live']", state="attached", timeout=120_000)
+        tab.wait_for_timeout(1000)
+        times = [live_after_choice(tab, option) for option in [4, 3] * runs]
+        out["Attention_step_by_step query"] = live_summary(times)
     return out
 
 

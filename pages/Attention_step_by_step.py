@@ -28,8 +28,8 @@ cfg = PAGE.lm.model.config
 
 
 # Everything below changes with the stack, layer, head or query: a fragment, so moving a slider reruns
-# only this part of the page. A layer or head is drawn in the browser first (ui.steps.switch_in_browser);
-# the rerun keeps the URL in step and draws the same picture.
+# only this part of the page. A layer, a head or another followed query is drawn in the browser first
+# (ui.steps.switch_in_browser); the rerun keeps the URL in step and draws the same picture.
 @st.fragment
 def steps_view() -> None:
     p = fresh(PAGE)
@@ -41,7 +41,7 @@ def steps_view() -> None:
     steps.show_heading(sel, cfg.n_layers, cfg.n_heads)
     rows.decoder_caption(p.lm.model_id, p.src.text, sel)
 
-    row = steps.query_picker(p.lm.model_id, trace, sel, p.sel.pieces)
+    row = steps.query_picker(p.lm.model_id, trace, sel)
     figs = steps.step_figures(p.lm.model_id, p.src.text, sel, row)
     shown: list[str] = []
     step = steps.stepper(sel, figs, shown)
@@ -113,7 +113,7 @@ def steps_view() -> None:
     if row is not None:
         st.header("One query, start to finish")
         steps.show_journey(figs, shown)
-    steps.switch_in_browser(p.lm.model_id, p.src.text, sel, row, figs, shown)
+    steps.switch_in_browser(p.lm.model_id, p.src.text, sel, row, shown)
 
 
 steps_view()

@@ -10,7 +10,7 @@ from transformer.trace import run_trace
 from viz import steps
 from viz.heatmap import relative_to_uniform
 from viz.labels import token_labels
-from viz.live import matrix, retitle, retitled, unpack
+from viz.live import at_row, matrix, retitle, retitled, unpack
 
 SRC, TGT = [5, 9, 12, 7, 3], [1, 8, 6, 11]
 
@@ -52,12 +52,12 @@ def figures(trace, stack: str, kind: str, layer: int, head: int, contrast: bool)
 def test_a_step_change_draws_what_the_server_draws_for_that_head(trace, stack, kind, contrast):
     drawn = figures(trace, stack, kind, 0, 0, contrast)
     wanted = figures(trace, stack, kind, 1, 1, contrast)
-    changes = steps.step_changes(drawn, "L1 H1", "L2 H2", tensors(trace, stack, kind, 1, 1), row=1)
+    changes = steps.step_changes(drawn, "L1 H1", "L2 H2", tensors(trace, stack, kind, 1, 1))
     assert set(changes) == set(drawn) - {"mask"}  # the mask is the same for every layer and head
     for name, (data, layout) in changes.items():
         for i, want in enumerate(wanted[name].data):
             for attr, values in data.items():
-                got, ref = values[i], getattr(want, attr)
+                got, ref = at_row(values[i], 1), getattr(want, attr)  # the journey follows query 1
                 if isinstance(got, dict):
                     np.testing.assert_allclose(unpack(got), np.asarray(ref, dtype=float), rtol=1e-6)
                 elif attr == "text":
@@ -74,6 +74,38 @@ def test_a_step_change_draws_what_the_server_draws_for_that_head(trace, stack, k
     # the figures do differ between the heads: a change that changed nothing would pass the above too
     assert not np.allclose(unpack(changes["pattern"][0]["z"][0]), np.asarray(drawn["pattern"].data[0].z))
     assert "L2 H2" in changes["qk"][1]["title.text"] and "L1 H1" in drawn["qk"].layout.title.text
+
+
+@pytest.mark.parametrize("stack,kind", [("encoder", "self"), ("decoder", "self")])
+def test_following_another_query_draws_what_the_server_draws_for_it(trace, stack, kind):
+    """The journey's change for every query, picked at a row as the browser picks it, is the journey
+    the server draws for that query; the frame the browser moves is the shape named QUERY_FRAME."""
+    t = tensors(trace, stack, kind, 0, 1)
+    q_labels = token_labels(trace.query_pieces(stack), True)
+    k_labels = token_labels(trace.key_pieces(stack, kind), True)
+    by_query = steps.journey_by_query(t["masked"], q_labels, "#123456")
+    by_head = steps.step_changes({"journey": steps.query_journey(t["scores"][0], t["masked"][0],
+                                                                 t["pattern"][0], k_labels, q_labels[0])},
+                                 "", "", t)["journey"]  # fmt: skip
+    greys = set()
+    for row in range(len(q_labels)):
+        want = steps.query_journey(t["scores"][row], t["masked"][row], t["pattern"][row], k_labels,
+                                   q_labels[row], "#123456")  # fmt: skip
+        assert at_row(by_query[1]["title.text"], row) == want.layout.title.text
+        for i, trace_ in enumerate(want.data):
+            colours = at_row(by_query[0]["marker.color"][i], row)
+            assert list(np.atleast_1d(colours)) == list(np.atleast_1d(trace_.marker.color))
+            text = at_row(by_query[0]["text"][i], row)
+            assert text == (None if trace_.text is None else list(trace_.text))
+            np.testing.assert_allclose(at_row(by_head[0]["y"][i], row), trace_.y, rtol=1e-6)
+        greys.add(tuple(at_row(by_query[0]["marker.color"][0], row)))
+    # causal: the rows differ in what is blocked (a change that picked one row for all would pass above)
+    assert (len(greys) > 1) == (stack == "decoder")
+    mask = trace.get(trace.attn_name(stack, kind, 0, "mask"))[0]
+    framed = steps.step_figures(t["q"], t["k"], t["v"], t["qk"], t["scores"], mask, t["masked"],
+                                t["pattern"], t["z"], q_labels, k_labels, highlight=2)  # fmt: skip
+    assert [s.y0 for s in framed["pattern"].layout.shapes if s.name == steps.QUERY_FRAME] == [1.5]
+    assert not [s for s in framed["k"].layout.shapes if s.name == steps.QUERY_FRAME]  # K's rows are keys
 
 
 def test_blocked_cells_travel_as_gaps_with_their_text(trace):

@@ -60,6 +60,65 @@ def step_and_compare(tab, label: str, key: str, figure: str, want_sel: str) -> d
     return tab.evaluate("() => window.atlasLiveDrawn.took")
 
 
+QUERY_BOX = "[class*='st-key-steps_query_'] input[role=combobox]"
+FRAMES_JS = """() => Object.fromEntries(['steps_qk', 'steps_pattern', 'steps_qkv'].map((k) => [k,
+  document.querySelector(`.st-key-${k} .js-plotly-plot`).layout.shapes
+    .filter((s) => s.name === 'atlas-query').map((s) => s.y0)]))"""
+
+
+def follow_and_compare(tab, choose, want: int, name: str) -> None:
+    """`choose(box)` picks query `want` (0-based, named `name`) in the step-by-step page's query box: the
+    browser moves every frame to its row and draws its journey before the rerun, and the server then
+    draws the same."""
+    box = tab.locator(QUERY_BOX).first
+    choose(box)
+    tab.wait_for_function(
+        "(q) => window.atlasLiveDrawn && window.atlasLiveDrawn.query === q", arg=want, timeout=TIMEOUT_MS
+    )
+    live = tab.evaluate(SHOWN_JS, "steps_journey")
+    # drawn by the browser (the rerun may have drawn it again since: its numbers are compared below)
+    assert {"steps_journey", "steps_pattern"} <= set(tab.evaluate("() => window.atlasLiveDrawn.took"))
+    assert live["title"].startswith(f"Query {name}:")
+    frames = tab.evaluate(FRAMES_JS)
+    assert frames == {k: [want - 0.5] for k in frames}, frames
+    tab.wait_for_timeout(1500)  # the rerun started by the box
+    tab.wait_for_function(SETTLED_JS, timeout=TIMEOUT_MS)
+    tab.wait_for_timeout(500)
+    server = tab.evaluate(SHOWN_JS, "steps_journey")
+    assert server["ours"] is None  # drawn again by the server
+    assert (server["title"], server["drawn"]) == (live["title"], live["drawn"])
+    assert tab.evaluate(FRAMES_JS) == frames
+    assert f"q={want}" in tab.url
+
+
+def click_option(name: str):
+    def choose(box) -> None:
+        box.click()
+        box.page.locator("[role=option]", has_text=name).first.click()
+
+    return choose
+
+
+def arrows_to(name: str):
+    """Down arrows in the box until its option `name` is the active one, then Enter."""
+
+    def choose(box) -> None:
+        box.focus()
+        active = "() => document.getElementById(document.querySelector(\"" + QUERY_BOX + "\")" \
+            ".getAttribute('aria-activedescendant') || '')?.textContent.trim() ?? null"
+        for _ in range(30):
+            box.press("ArrowDown")
+            if tab_eval(box, active) == name:
+                break
+        box.press("Enter")
+
+    return choose
+
+
+def tab_eval(locator, js: str):
+    return locator.page.evaluate(js)
+
+
 GRID_JS = "document.querySelector('.st-key-mh_grid .js-plotly-plot')"  # the heads grid's plot
 
 
@@ -129,6 +188,12 @@ def test_heads_layers_and_hover_switch_in_the_browser(browser):
         assert lit["steps_z"] == [["y", 0.5, 0]]  # Z: the query's row only
         tab.mouse.move(box["x"] - 60, box["y"] - 60)
         tab.wait_for_function("() => window.atlasLiveHover.query === null", timeout=30_000)
+
+        # another followed query: its frame and its journey drawn in the browser, by a click or the keys
+        open_page(tab, f"{server.url}/Attention_step_by_step?q=2&layer=1&head=2")
+        assert tab.evaluate(FRAMES_JS)["steps_qk"] == [1.5]
+        follow_and_compare(tab, click_option("animal"), 1, "animal")
+        follow_and_compare(tab, arrows_to("didn"), 2, "didn")
 
         open_page(tab, f"{server.url}/Multi_head_attention?layer=1")
         step_and_compare(tab, "Layer", "ArrowRight", "mh_grid", "1")

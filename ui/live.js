@@ -13,11 +13,19 @@
 //   changes  selection -> figure key -> [data, layout], the arguments of Plotly.update (viz/live.py),
 //            or {figure}: a whole figure to draw instead (its traces depend on the numbers); a figure
 //            with dims of its own is found under the selection of those dims only ("2" for layer 2)
+//   query    the followed query, or null: {key: its select box's widget key, drawn: the query drawn
+//            (0-based), names: the box's options (the first: none followed), figures: figure key ->
+//            [data, layout] that change from one query to another}. A value {row: rows} (in a change
+//            or there) holds one value per query, and the followed query's is drawn; a shape named
+//            "atlas-query" frames the followed query's row and moves with it
 // When a slider moves (arrow key or pointer), every figure is updated here at once; Streamlit reruns the
 // script afterwards only to keep the URL and the other pages in step, and redraws the same picture.
+// Choosing another query in the select box (Enter or a click on an option) is drawn the same way; from
+// none followed to one, or back, the page grows or shrinks, and the rerun draws it.
 // Hovering a cell lights its query row and key column in every figure of the page.
 
 const HOVER = "atlas-hover";
+const FRAME = "atlas-query";
 const lights = (name) => Boolean(name) && name !== "dim"; // rows or columns of tokens (not of dimensions)
 let current = null; // the latest data
 let hooked = false;
@@ -31,6 +39,13 @@ function decoded(value) {
   const flat = new Float32Array(bytes.buffer);
   const [rows, cols] = value.shape;
   return Array.from({ length: rows }, (_, i) => Array.from(flat.subarray(i * cols, (i + 1) * cols)));
+}
+
+function picked(value, q) {
+  // a {row: rows} value's row for query q (rows: a list, or a packed matrix), else the value itself
+  if (value === null || typeof value !== "object" || !("row" in value)) return value;
+  const rows = value.row;
+  return Array.isArray(rows) ? rows[q] : decoded(rows)[q];
 }
 
 function plot(key) {
@@ -62,6 +77,40 @@ function selection(data, early = {}) {
   return values.some(Number.isNaN) ? null : values.join(",");
 }
 
+function followed(data, early = {}) {
+  // the followed query (0-based) to draw: the select box's choice (or the option a key or a click is
+  // about to choose, `early`), else the drawn one (none chosen, or a name being typed); null: none
+  const query = data.query;
+  if (!query) return null;
+  let index = early[query.key];
+  if (index === undefined) {
+    const input = document.querySelector(`.st-key-${query.key} input[role=combobox]`);
+    index = input ? query.names.indexOf(input.value) : -1;
+  }
+  return index > 0 ? index - 1 : query.drawn;
+}
+
+function frameOf(gd) {
+  // the index of the shape that frames the followed query's row, or -1
+  return ((gd.layout && gd.layout.shapes) || []).findIndex((shape) => shape.name === FRAME);
+}
+
+function follows(key, gd) {
+  // whether figure `key` changes with the followed query: a framed row, or changes of its own
+  return Boolean(current.query) && (key in current.query.figures || frameOf(gd) >= 0);
+}
+
+function changeOf(key, sel) {
+  const own = current.changes[project(sel, key)];
+  return (own && own[key]) || null;
+}
+
+function state(key, gd, sel, q) {
+  // what figure `key` shows for selection `sel` and followed query `q`, as a string
+  const own = changeOf(key, current.drawn) ? project(sel, key) : "";
+  return follows(key, gd) ? `${own}|${q}` : own;
+}
+
 function next(input, key) {
   // the value a slider takes for an arrow, Home or End key (as the slider itself steps), else null
   const [value, min, max] = ["value", "min", "max"].map((a) => parseInt(input[a], 10));
@@ -76,35 +125,43 @@ function themed(drawn, text) {
   return open + text + open.replace(/<b>/g, "</b>");
 }
 
-function needs(key, gd, sel) {
-  // whether figure `key` (its plot `gd`) should change to show selection `sel`
-  const own = project(sel, key);
-  const change = current.changes[own] && current.changes[own][key];
-  if (!change || !gd.layout || gd.layout.uirevision !== scopeOf(key)) return false;
-  return (gd.__atlasShown ?? project(current.drawn, key)) !== own;
+function needs(key, gd, sel, q) {
+  // whether figure `key` (its plot `gd`) should change to show selection `sel` and followed query `q`
+  if (!gd.layout || gd.layout.uirevision !== scopeOf(key)) return false;
+  if (!changeOf(key, sel) && !follows(key, gd)) return false;
+  const drawn = state(key, gd, current.drawn, current.query ? current.query.drawn : null);
+  return (gd.__atlasShown ?? drawn) !== state(key, gd, sel, q);
 }
 
-function apply(key, gd, sel) {
-  sel = project(sel, key);
-  const change = current.changes[sel][key];
+function apply(key, gd, sel, q) {
+  const change = changeOf(key, sel);
+  const shown = state(key, gd, sel, q);
   const done = () => {
     gd.__atlasData = gd.data;
     gd.__atlasBusy = false;
-    gd.dataset.atlasShown = sel;
+    gd.dataset.atlasShown = shown;
   };
-  gd.__atlasShown = sel;
+  gd.__atlasShown = shown;
   gd.__atlasBusy = true; // its own redraw is not the server's (plotly_afterplot below)
-  if (!Array.isArray(change)) {
+  if (change && !Array.isArray(change)) {
     // a figure drawn anew (its traces depend on the numbers), in the theme of the one it replaces
     const { data, layout } = change.figure;
     const title = { ...layout.title, text: themed(gd.layout.title && gd.layout.title.text, layout.title.text) };
     return window.Plotly.react(gd, data, { ...layout, title, template: gd.layout.template }).then(done);
   }
-  const [data, layout] = change;
+  // the selection's change and the followed query's, as one update
   const update = {};
-  for (const [name, values] of Object.entries(data)) update[name] = values.map(decoded);
-  const relayout = { ...layout };
-  if ("title.text" in layout) relayout["title.text"] = themed(gd.layout.title && gd.layout.title.text, layout["title.text"]);
+  const relayout = {};
+  const following = follows(key, gd) && q !== null;
+  for (const part of [change, following ? current.query.figures[key] : null]) {
+    if (!part) continue;
+    const [data, layout] = part;
+    for (const [name, values] of Object.entries(data)) update[name] = values.map((v) => decoded(picked(v, q)));
+    for (const [name, value] of Object.entries(layout)) relayout[name] = picked(value, q);
+  }
+  if ("title.text" in relayout) relayout["title.text"] = themed(gd.layout.title && gd.layout.title.text, relayout["title.text"]);
+  const frame = following ? frameOf(gd) : -1;
+  if (frame >= 0) Object.assign(relayout, { [`shapes[${frame}].y0`]: q - 0.5, [`shapes[${frame}].y1`]: q + 0.5 });
   return window.Plotly.update(gd, update, relayout).then(done);
 }
 
@@ -120,34 +177,36 @@ async function applyAll(early = {}) {
   if (!current || !window.Plotly) return;
   const sel = selection(current, early);
   if (sel === null) return;
+  const q = followed(current, early);
   const started = performance.now();
   const todo = [];
   for (const key of Object.keys(current.figures)) {
     const gd = plot(key);
     if (!gd) continue;
     hook(key, gd);
-    if (needs(key, gd, sel)) todo.push([key, gd]);
+    if (needs(key, gd, sel, q)) todo.push([key, gd]);
   }
   if (!todo.length) return; // nothing to change
-  wanted = sel;
+  const asked = (wanted = `${sel}|${q}`);
   const first = todo.filter(([, gd]) => inView(gd));
   const took = {}; // figure key -> ms its change took (bench/switch.py reports them)
   const timed = async (key, gd) => {
     const t0 = performance.now();
-    await apply(key, gd, sel);
+    await apply(key, gd, sel, q);
     took[key] = performance.now() - t0;
   };
   await Promise.all(first.map(([key, gd]) => timed(key, gd)));
   const visible = performance.now();
   for (const [key, gd] of todo.filter((item) => !first.includes(item))) {
     await new Promise(requestAnimationFrame);
-    if (wanted !== sel) return;
-    if (needs(key, gd, sel)) await timed(key, gd);
+    if (wanted !== asked) return;
+    if (needs(key, gd, sel, q)) await timed(key, gd);
   }
   document.body.dataset.atlasLive = sel;
   // the first drawing of a new selection (drawn again after the rerun, it keeps its first time)
-  if (!window.atlasLiveDrawn || window.atlasLiveDrawn.sel !== sel)
-    window.atlasLiveDrawn = { sel, started, visible, drawn: performance.now(), took };
+  const last = window.atlasLiveDrawn;
+  if (!last || last.sel !== sel || last.query !== q)
+    window.atlasLiveDrawn = { sel, query: q, started, visible, drawn: performance.now(), took };
 }
 
 function panelsOf(gd) {
@@ -222,7 +281,8 @@ function hook(key, gd) {
     gd.__atlasShown = null; // the server drew it again: it shows current.drawn
     gd.__atlasData = gd.data;
     const sel = current && selection(current);
-    if (sel !== null && needs(key, gd, sel)) apply(key, gd, sel);
+    const q = current && followed(current);
+    if (sel !== null && needs(key, gd, sel, q)) apply(key, gd, sel, q);
   });
   gd.on("plotly_hover", (event) => {
     const figure = current && current.figures[key];
@@ -261,15 +321,39 @@ function watch() {
   });
   // the value as the key goes down, before React re-renders the slider
   document.addEventListener("input", (event) => event.target.matches("input[type=range]") && applyAll(), true);
-  // a key on a slider: drawn at once, without waiting for the slider to show its new value
+  // a key on a slider: drawn at once, without waiting for the slider to show its new value; Enter on
+  // the followed query's select box: the option it is about to choose
   document.addEventListener("keydown", (event) => {
     window.atlasLiveKey = performance.now();
     const input = event.target;
+    if (event.key === "Enter" && queryBox() === input) {
+      const id = input.getAttribute("aria-activedescendant");
+      return choose(id && document.getElementById(id));
+    }
     if (!current || !input.matches || !input.matches("input[type=range]")) return;
     const key = Object.values(current.sliders).find((k) => input.closest(`.st-key-${k}`));
     const value = key && next(input, event.key);
     if (value !== null && value !== undefined) applyAll({ [key]: value });
   }, true);
+  // a click on one of the select box's options: drawn before the box closes
+  document.addEventListener("pointerup", (event) => {
+    window.atlasLiveKey = performance.now();
+    const option = event.target.closest && event.target.closest("[role=option]");
+    const list = option && option.closest("[role=listbox]");
+    const input = queryBox();
+    if (list && input && input.getAttribute("aria-controls") === list.id) choose(option);
+  }, true);
+}
+
+function queryBox() {
+  // the followed query's select box (its text input), or null
+  return current && current.query && document.querySelector(`.st-key-${current.query.key} input[role=combobox]`);
+}
+
+function choose(option) {
+  // draw the query of a select box option (an element with its name), at once
+  const index = option ? current.query.names.indexOf(option.textContent.trim()) : -1;
+  if (index >= 0) applyAll({ [current.query.key]: index });
 }
 
 export default function (component) {

@@ -46,16 +46,25 @@ def role(rows: str | None, cols: str | None, axes: str = "") -> dict:
     return {"rows": rows, "cols": cols, "x": f"x{axes}", "y": f"y{axes}"}
 
 
+def following(key: str, drawn: int, names: list[str], changes: dict[str, Change]) -> dict:
+    """A followed query for `live`: its select box's widget key, the query `drawn` (0-based), the names
+    of the box's options (the first: no query followed; then query 0, 1, …), and figure key -> what
+    changes in it from one query to another (its values `viz.live.by_row`)."""
+    return {"key": key, "drawn": drawn, "names": names, "figures": changes}
+
+
 def live(name: str, dims: dict[str, str], offset: int, drawn: tuple[int, ...],
          roles: dict[str, list[dict]], changes: dict[tuple[int, ...], dict[str, Change]], key: str,
-         depends: dict[str, tuple[str, ...]] | None = None, scopes: dict[str, str] | None = None) -> None:
+         depends: dict[str, tuple[str, ...]] | None = None, scopes: dict[str, str] | None = None,
+         following: dict | None = None) -> None:
     """Mount the browser's switcher. `dims`: dimension ("layer", "head") -> its slider's widget key, in
     the order of the selections' tuples; `offset`: 0 or 1, the sliders' numbering; `drawn`: the
     selection the figures on the page show; `roles`: figure key -> one `role` per trace; `changes`:
     selection -> figure key -> its change (only figures that differ from one selection to another);
     `depends`: figure key -> the dims it changes with, when not all of them (its changes are then under
     selections of those dims only: (layer,) for a figure that does not change with the head); `scopes`:
-    figure key -> its own scope, when not `name` (figures cached apart, that show other things)."""
+    figure key -> its own scope, when not `name` (figures cached apart, that show other things);
+    `following`: the followed query, when there is one (`following`)."""
     depends, scopes = depends or {}, scopes or {}
     _COMPONENT(
         key=key,
@@ -70,5 +79,6 @@ def live(name: str, dims: dict[str, str], offset: int, drawn: tuple[int, ...],
                               **({"scope": scopes[fig]} if fig in scopes else {})}
                         for fig, r in roles.items()},
             "changes": {",".join(map(str, sel)): per_fig for sel, per_fig in changes.items()},
+            "query": following,
         },
     )

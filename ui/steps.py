@@ -45,17 +45,22 @@ def show_heading(sel: Selection, n_layers: int, n_heads: int) -> None:
         st.subheader(heading(sel, n_layers, n_heads))
 
 
-def query_picker(model_id: str, trace: Trace, sel: Selection, pieces: bool) -> int | None:
-    """The query the page follows through every step (None: none), one choice per stack and length."""
-    query_labels = rows.query_labels(model_id, trace, sel.stack, sel.kind, pieces)
-    query_options = [None, *range(len(query_labels))]
-    query_key = f"steps_query_{sel.stack}_{len(query_labels)}"
-    url_widget("q", query_key, None, query_options)
-    query_names = choices(query_labels)
+def query_options(model_id: str, trace: Trace, sel: Selection) -> tuple[str, list[str]]:
+    """The query picker's widget key (one per stack and length) and the names of its options ("—",
+    no query followed, then every query)."""
+    labels = rows.query_labels(model_id, trace, sel.stack, sel.kind, sel.pieces)
+    return f"steps_query_{sel.stack}_{len(labels)}", ["—", *choices(labels)]
+
+
+def query_picker(model_id: str, trace: Trace, sel: Selection) -> int | None:
+    """The query the page follows through every step (None: none)."""
+    query_key, names = query_options(model_id, trace, sel)
+    options = [None, *range(len(names) - 1)]
+    url_widget("q", query_key, None, options)
     return st.selectbox(
         "Follow one query through every step (framed in red)",
-        query_options,
-        format_func=lambda i: "—" if i is None else query_names[i],
+        options,
+        format_func=lambda i: names[0] if i is None else names[i + 1],
         key=query_key,
     )
 
@@ -148,32 +153,42 @@ def step_figures(model_id: str, text: str, sel: Selection, row: int | None) -> d
 
 
 @st.cache_resource(max_entries=32, show_spinner=False)
-def _changes(
-    model_id: str, text: str, scope_sel: Selection, row: int | None, shown: tuple[str, ...], _figs: dict
-) -> dict:
+def _changes(model_id: str, text: str, scope_sel: Selection, shown: tuple[str, ...], _figs: dict) -> dict:
     """What changes in the shown figures `_figs` (drawn for `scope_sel`'s layer and head) for every
-    layer and head of its stack and attention; cached by everything but the layer and head."""
+    layer and head of its stack and attention; cached by everything but the layer, the head and the
+    followed query (the journey's changes hold every query's row)."""
     trace = model_io.decoder_trace(model_id, text, scope_sel.decoder_choice)
     cfg = model_io.by_id(model_id).model.config
     drawn = {name: _figs[name] for name in shown}
     context = _context(scope_sel, scope_sel.layer, scope_sel.head)
     return {(layer, head): viz_steps.step_changes(drawn, context, _context(scope_sel, layer, head),
-                                                  _tensors(trace, scope_sel, layer, head), row)
+                                                  _tensors(trace, scope_sel, layer, head))
             for layer in range(cfg.n_layers) for head in range(cfg.n_heads)}  # fmt: skip
 
 
-def switch_in_browser(
-    model_id: str, text: str, sel: Selection, row: int | None, figs: dict, shown: list[str]
-) -> None:
-    """Mount the browser's switcher for the figures `shown` (keys of `figs`, drawn as "steps_<name>")."""
+def _journey_by_query(model_id: str, trace: Trace, sel: Selection) -> dict:
+    """The journey figure's change from one followed query to another (`viz.steps.journey_by_query`)."""
+    masked = trace.get(trace.attn_name(sel.stack, sel.kind, sel.layer, "masked_scores"))[sel.head]
+    labels = rows.query_labels(model_id, trace, sel.stack, sel.kind, sel.pieces)
+    return viz_steps.journey_by_query(masked, labels, palette(sel.palette)["categorical"][0])
+
+
+def switch_in_browser(model_id: str, text: str, sel: Selection, row: int | None, shown: list[str]) -> None:
+    """Mount the browser's switcher for the figures `shown` (drawn as "steps_<name>"), and for the
+    followed query `row` (`query_picker`) when one is followed."""
     first = _changes(
         model_id,
         text,
         replace(sel, layer=0, head=0),
-        row,
         tuple(shown),
         step_figures(model_id, text, replace(sel, layer=0, head=0), row),
     )
+    following = None
+    if row is not None:  # one followed query to another; from none to one the page grows: a rerun
+        trace = model_io.decoder_trace(model_id, text, sel.decoder_choice)
+        query_key, names = query_options(model_id, trace, sel)
+        journey = _journey_by_query(model_id, trace, sel)
+        following = live.following(query_key, row, names, {"steps_journey": journey})
     live.live(
         _scope(model_id, text, sel, row),
         {"layer": "atlas_layer", "head": "atlas_head"},
@@ -185,4 +200,5 @@ def switch_in_browser(
             for where, per_fig in first.items()
         },  # fmt: skip
         key="steps_live",
+        following=following,
     )

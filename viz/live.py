@@ -6,6 +6,9 @@ applies them without asking the server (`ui/live.js`, with Plotly's own `Plotly.
 `(data, layout)`, the two update arguments of `Plotly.update`: `data` maps a trace attribute to one value
 per trace, in trace order; `layout` maps a dotted layout attribute ("title.text") to its value.
 Matrices travel as float32 in base64 (`matrix`), as Plotly itself sends arrays.
+
+A value wrapped by `by_row` holds one value per query row; the browser draws the row of the query the
+reader follows (`at_row` says which value that is), so one change serves every followed query.
 """
 
 from __future__ import annotations
@@ -29,6 +32,22 @@ def matrix(values) -> dict:
 def unpack(m: dict) -> np.ndarray:
     """The array `matrix` packed (what ui/live.js decodes in the browser)."""
     return np.frombuffer(base64.b64decode(m["f4"]), dtype=np.float32).reshape(m["shape"])
+
+
+def by_row(values) -> dict:
+    """One value per query row (a matrix travels packed): the browser takes the followed query's."""
+    if isinstance(values, np.ndarray) or hasattr(values, "numpy"):
+        return {"row": matrix(values)}
+    return {"row": list(values)}
+
+
+def at_row(value, row: int):
+    """What the browser draws for `value` when it follows query `row`: a `by_row` value's row, else
+    the value itself (ui/live.js does the same)."""
+    if not (isinstance(value, dict) and "row" in value):
+        return value
+    rows = value["row"]
+    return unpack(rows)[row] if isinstance(rows, dict) else rows[row]
 
 
 def symmetric_bound(z: np.ndarray) -> float:

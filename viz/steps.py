@@ -14,9 +14,11 @@ import plotly.graph_objects as go
 from plotly.subplots import make_subplots
 
 from viz.heatmap import QUERY_KEY_NOTE, as_array, attention_heatmap, colorbar_room, heatmap
-from viz.live import Change, heatmap_data, retitled, symmetric_bound
+from viz.live import Change, by_row, heatmap_data, retitled, symmetric_bound
 
 BLOCKED = "−∞ (blocked)"
+QUERY_FRAME = "atlas-query"  # the shape that frames the followed query's row (ui/live.js moves it)
+BLOCKED_COLOUR = "#bbbbbb"
 VECTOR_PLOT_WIDTH = 230  # px: the plot of one of three Q, K, V heatmaps side by side on a wide page
 
 
@@ -146,7 +148,7 @@ def mask_heatmap(allowed, query_labels: list[str], key_labels: list[str], title:
 def row_frame(row: int, color: str = "#d62728") -> dict:
     """A layout shape framing one row (a query) of a heatmap, so it can be followed across steps."""
     return dict(type="rect", xref="x domain", x0=0, x1=1, yref="y", y0=row - 0.5, y1=row + 0.5,
-                line=dict(color=color, width=3), fillcolor="rgba(0,0,0,0)")
+                line=dict(color=color, width=3), fillcolor="rgba(0,0,0,0)", name=QUERY_FRAME)
 
 
 def _shapes(q, k, v, qk, scores, allowed, masked, pattern, z, query_labels, key_labels) -> dict:
@@ -218,12 +220,13 @@ STEP_TENSORS = {"q": ["q"], "k": ["k"], "v": ["v"], "qkv": ["q", "k", "v"], "qk"
                 "scores": ["scores"], "masked": ["masked"], "pattern": ["pattern"], "z": ["z"]}
 
 
-def step_changes(figs: dict[str, go.Figure], context: str, new_context: str, tensors: dict,
-                 row: int | None = None) -> dict[str, Change]:
+def step_changes(figs: dict[str, go.Figure], context: str, new_context: str,
+                 tensors: dict) -> dict[str, Change]:
     """What changes in the figures `figs` (as `step_figures` drew them for `context`, e.g. "L1 H2") to
     show the head `new_context` whose tensors are `tensors` (q, k, v, qk, scores, masked, pattern, z, one
-    head's, as `step_figures` takes them); the mask is the same for every head. `row`: the followed
-    query of the journey figure. Contrast (weights relative to uniform) is read off the figures."""
+    head's, as `step_figures` takes them); the mask is the same for every head. The journey figure gets
+    every query's row (the browser draws the followed one's). Contrast (weights relative to uniform) is
+    read off the figures."""
     changes = {}
     for name, fig in figs.items():
         if name in STEP_TENSORS:
@@ -231,10 +234,28 @@ def step_changes(figs: dict[str, go.Figure], context: str, new_context: str, ten
             data = heatmap_data(matrices, symmetric=name != "pattern",
                                 contrast=name == "pattern" and fig.data[0].customdata is not None)
             changes[name] = (data, retitled(fig, context, new_context))
-        elif name == "journey" and row is not None:
-            rows = [np.asarray(tensors[t], dtype=float)[row] for t in ("scores", "pattern")]
-            changes[name] = ({"y": [r.tolist() for r in rows]}, {})
+        elif name == "journey":  # every query's row: the browser draws the followed one's
+            changes[name] = ({"y": [by_row(as_array(tensors[t])) for t in ("scores", "pattern")]}, {})
     return changes
+
+
+def journey_title(query_label: str) -> str:
+    return f"Query {query_label}: from scores to weights (grey = blocked by the mask)"
+
+
+def journey_bars(masked_row, colour: str) -> tuple[list[str], list[str]]:
+    """The colour and the text of each key's score bar: grey and marked where the mask blocks it."""
+    blocked = np.isneginf(np.asarray(masked_row, dtype=float).ravel())
+    return np.where(blocked, BLOCKED_COLOUR, colour).tolist(), np.where(blocked, BLOCKED, "").tolist()
+
+
+def journey_by_query(masked, query_labels: list[str], colour: str) -> Change:
+    """What changes in the journey figure from one followed query to another, for every query (`by_row`):
+    which score bars are blocked, and the title; its numbers change with the head (`step_changes`)."""
+    bars = [journey_bars(row, colour) for row in as_array(masked)]
+    colours, texts = by_row([c for c, _ in bars]), by_row([t for _, t in bars])
+    data = {"marker.color": [colours, colour], "text": [texts, None]}
+    return data, {"title.text": by_row([journey_title(label) for label in query_labels])}
 
 
 def query_journey(scores_row, masked_row, pattern_row, key_labels: list[str], query_label: str,
@@ -243,11 +264,10 @@ def query_journey(scores_row, masked_row, pattern_row, key_labels: list[str], qu
     s, m, w = (np.asarray(x, dtype=float).ravel() for x in (scores_row, masked_row, pattern_row))
     if not len(s) == len(m) == len(w) == len(key_labels):
         raise ValueError(f"rows of length {len(s)}, {len(m)}, {len(w)} for {len(key_labels)} keys")
-    blocked = np.isneginf(m)
+    colours, texts = journey_bars(m, colour)
     fig = make_subplots(rows=2, cols=1, shared_xaxes=True, vertical_spacing=0.08,
                         subplot_titles=("scaled score q·k / √d_k", "weight after the mask and softmax"))
-    fig.add_trace(go.Bar(x=list(key_labels), y=s, marker_color=np.where(blocked, "#bbbbbb", colour).tolist(),
-                         text=np.where(blocked, BLOCKED, "").tolist(), textposition="outside",
+    fig.add_trace(go.Bar(x=list(key_labels), y=s, marker_color=colours, text=texts, textposition="outside",
                          hovertemplate="key %{x}<br>score = %{y:.4f}<extra></extra>", name="score"),
                   row=1, col=1)
     fig.add_trace(go.Bar(x=list(key_labels), y=w, marker_color=colour,
@@ -256,7 +276,6 @@ def query_journey(scores_row, masked_row, pattern_row, key_labels: list[str], qu
     fig.update_xaxes(type="category", tickangle=-45, row=2, col=1)
     fig.update_yaxes(range=[0, 1], row=2, col=1)
     # query_label comes from viz.labels.token_labels, already escaped for Plotly.
-    fig.update_layout(title=f"Query {query_label}: from scores to weights "
-                      "(grey = blocked by the mask)", showlegend=False, height=480,
+    fig.update_layout(title=journey_title(query_label), showlegend=False, height=480,
                       margin=dict(l=10, r=10, t=80, b=10))
     return fig
