@@ -76,8 +76,9 @@ def follow_and_compare(tab, choose, want: int, name: str) -> None:
         "(q) => window.atlasLiveDrawn && window.atlasLiveDrawn.query === q", arg=want, timeout=TIMEOUT_MS
     )
     live = tab.evaluate(SHOWN_JS, "steps_journey")
-    # drawn by the browser (the rerun may have drawn it again since: its numbers are compared below)
-    assert {"steps_journey", "steps_pattern"} <= set(tab.evaluate("() => window.atlasLiveDrawn.took"))
+    # drawn by the browser (the rerun may have drawn them again since: their numbers are compared below)
+    took = tab.evaluate("() => window.atlasLiveDrawn.took")
+    assert {"steps_journey", "steps_pattern", "steps_mask"} <= set(took), took
     assert live["title"].startswith(f"Query {name}:")
     frames = tab.evaluate(FRAMES_JS)
     assert frames == {k: [want - 0.5] for k in frames}, frames
@@ -190,10 +191,13 @@ def test_heads_layers_and_hover_switch_in_the_browser(browser):
         tab.wait_for_function("() => window.atlasLiveHover.query === null", timeout=30_000)
 
         # another followed query: its frame and its journey drawn in the browser, by a click or the keys
+        # (every figure in view: all are drawn in the browser at once, before the rerun can draw any)
+        tab.set_viewport_size({"width": 1440, "height": 9000})
         open_page(tab, f"{server.url}/Attention_step_by_step?q=2&layer=1&head=2")
         assert tab.evaluate(FRAMES_JS)["steps_qk"] == [1.5]
         follow_and_compare(tab, click_option("animal"), 1, "animal")
         follow_and_compare(tab, arrows_to("didn"), 2, "didn")
+        tab.set_viewport_size({"width": 1440, "height": 900})
 
         open_page(tab, f"{server.url}/Multi_head_attention?layer=1")
         step_and_compare(tab, "Layer", "ArrowRight", "mh_grid", "1")
