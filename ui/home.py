@@ -121,9 +121,8 @@ def show_architecture(cfg: TransformerConfig) -> None:
         if presenting:
             st.markdown(shape)
         st.markdown("**Every page**")
-        for part, target, what in ARCHITECTURE:
-            navigation.link(target, label=part)
-            st.caption(what)
+        for part, target, what in ARCHITECTURE:  # one element each: a home page sent to a class is short
+            navigation.link(target, label=f"**{part}** · {what}")
 
 
 # The key of a hidden Plotly chart at the foot of the home page (`load_plotly`), and its style: off
