@@ -8,8 +8,8 @@ measured in the same run.
   it: a key press on the Head or Layer slider to every figure that follows the slider drawn anew in the
   browser (`ui/live.js`, on the page's own clock), and to the page idle after the rerun that keeps the
   URL in step; a pointer moved onto a cell of the softmax (the heads grid, the masked self-attention) to
-  its row and column lit in every figure; Enter on another query in step by step's query box to its
-  frame and its journey drawn anew in the browser;
+  its row and column lit in every figure; Enter on another query in step by step's query box (its
+  frame and its journey) or multi-head's Query token box (the head view) to the figures drawn anew;
 - the machine reference (bench/reference.py).
 
 Run: `.venv/bin/python bench/switch.py [--runs N]`; results also in artifacts/bench_switch.json.
@@ -77,17 +77,20 @@ def live_after_key(tab, slider, key: str) -> tuple[float, float, float, dict]:
 ACTIVE_JS = """(selector) => { const box = document.querySelector(selector);
   const option = document.getElementById(box.getAttribute('aria-activedescendant') || '');
   return option ? parseInt(option.dataset.key, 10) : null; }"""
-QUERY_BOX = "[class*='st-key-steps_query_'] input[role=combobox]"
+QUERY_BOXES = {  # page -> its query box (a select box's text input)
+    "Attention_step_by_step": "[class*='st-key-steps_query_'] input[role=combobox]",
+    "Multi_head_attention": ".st-key-mh_token input[role=combobox]",
+}
 
 
-def live_after_choice(tab, option: int) -> tuple[float, float, float, dict]:
-    """As `live_after_key`, for Enter on the option `option` (its index: 0 is no query, 1 the first) of
-    the step-by-step page's query box, reached with the arrow keys."""
-    box = tab.locator(QUERY_BOX).first
+def live_after_choice(tab, selector: str, option: int) -> tuple[float, float, float, dict]:
+    """As `live_after_key`, for Enter on the option `option` (its index: 0 is none or all, 1 the first
+    query) of the query box `selector`, reached with the arrow keys."""
+    box = tab.locator(selector).first
     box.focus()
     box.press("ArrowDown")  # opens the list
     for _ in range(60):
-        active = tab.evaluate(ACTIVE_JS, QUERY_BOX)
+        active = tab.evaluate(ACTIVE_JS, selector)
         if active == option:
             break
         box.press("ArrowDown" if active is None or active < option else "ArrowUp")
@@ -187,13 +190,15 @@ def bench_app(browser, runs: int) -> dict:
                 out[f"{page} {label.lower()}"] = live_summary(times)
             if hover:
                 out[f"{page} hover"] = {"drawn": summary(hover_times(tab, hover, 2 * runs))}
-        # another followed query on step by step: the third and the fourth token, in turn
-        tab.goto(f"{server.url}/Attention_step_by_step?layer=3&head=3&q=2", wait_until="domcontentloaded")
-        wait_idle(tab, 600_000)
-        tab.wait_for_selector("[class*='st-key-steps_live']", state="attached", timeout=120_000)
-        tab.wait_for_timeout(1000)
-        times = [live_after_choice(tab, option) for option in [4, 3] * runs]
-        out["Attention_step_by_step query"] = live_summary(times)
+        # another followed query (step by step) or query token (multi-head): the third and the fourth
+        # token, in turn
+        for page, selector in QUERY_BOXES.items():
+            tab.goto(f"{server.url}/{page}?layer=3&head=3&q=2&tok=2", wait_until="domcontentloaded")
+            wait_idle(tab, 600_000)
+            tab.wait_for_selector("[class*='st-key-'][class*='_live']", state="attached", timeout=120_000)
+            tab.wait_for_timeout(1000)
+            times = [live_after_choice(tab, selector, option) for option in [4, 3] * runs]
+            out[f"{page} query"] = live_summary(times)
     return out
 
 

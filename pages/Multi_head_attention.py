@@ -32,8 +32,8 @@ require_sentence(PAGE)
 
 
 # Everything below changes with the stack, attention or layer: a fragment, so moving a slider reruns
-# this part only. A layer is drawn in the browser first (ui.multi_head.switch_in_browser); the rerun
-# keeps the URL in step and draws the same picture.
+# this part only. A layer or another query token is drawn in the browser first
+# (ui.multi_head.switch_in_browser); the rerun keeps the URL in step and draws the same picture.
 @st.fragment
 def heads_view() -> None:
     p = fresh(PAGE)

@@ -92,6 +92,25 @@ def follow_and_compare(tab, choose, want: int, name: str) -> None:
     assert f"q={want}" in tab.url
 
 
+def pick_token_and_compare(tab, name: str, want: int) -> None:
+    """The multi-head page's Query token box: the head view's lines for token `want` (0-based, named
+    `name`) drawn by the browser before the rerun, and the same drawn by the server after it."""
+    before = tab.evaluate(SHOWN_JS, "mh_head_view")
+    click_option(name)(tab.locator(".st-key-mh_token input[role=combobox]").first)
+    tab.wait_for_function(
+        "(q) => window.atlasLiveDrawn && window.atlasLiveDrawn.query === q", arg=want, timeout=TIMEOUT_MS
+    )
+    assert "mh_head_view" in tab.evaluate("() => window.atlasLiveDrawn.took")
+    live = tab.evaluate(SHOWN_JS, "mh_head_view")
+    assert live["drawn"] != before["drawn"]
+    tab.wait_for_timeout(1500)  # the rerun started by the box
+    tab.wait_for_function(SETTLED_JS, timeout=TIMEOUT_MS)
+    tab.wait_for_timeout(500)
+    server = tab.evaluate(SHOWN_JS, "mh_head_view")
+    assert (server["title"], server["drawn"]) == (live["title"], live["drawn"])
+    assert f"tok={want}" in tab.url
+
+
 def click_option(name: str):
     def choose(box) -> None:
         box.click()
@@ -203,6 +222,10 @@ def test_heads_layers_and_hover_switch_in_the_browser(browser):
         step_and_compare(tab, "Layer", "ArrowRight", "mh_grid", "1")
         step_and_compare(tab, "Layer", "ArrowRight", "mh_head_view", "2")
         hover_a_heads_grid(tab)
+        # another query token (every figure in view: drawn at once, before the rerun can draw any)
+        tab.set_viewport_size({"width": 1440, "height": 9000})
+        pick_token_and_compare(tab, "animal", 1)
+        tab.set_viewport_size({"width": 1440, "height": 900})
 
         # the decoder: its masked self-attention follows the head, its cross-attention the layer only
         open_page(tab, f"{server.url}/Decoder_and_generation?layer=1&head=1")

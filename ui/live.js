@@ -14,10 +14,13 @@
 //            or {figure}: a whole figure to draw instead (its traces depend on the numbers); a figure
 //            with dims of its own is found under the selection of those dims only ("2" for layer 2)
 //   query    the followed query, or null: {key: its select box's widget key, drawn: the query drawn
-//            (0-based), names: the box's options (the first: none followed), figures: figure key ->
-//            [data, layout] that change from one query to another}. A value {row: rows} (in a change
-//            or there) holds one value per query, and the followed query's is drawn; a shape named
-//            "atlas-query" frames the followed query's row and moves with it
+//            (0-based, or null), names: the box's options (the first: none, or all, then query 0, 1,
+//            …), all: whether the first is a picture of its own (all tokens) or none followed (left to
+//            the rerun), figures: figure key -> [data, layout] that change from one query to another,
+//            or {by_query: query (as JSON) -> {data, layout}}: the figure's traces and layout changes
+//            for each query, at the drawn selection}. A value {row: rows} (in a change or there) holds
+//            one value per query, and the followed query's is drawn; a shape named "atlas-query"
+//            frames the followed query's row and moves with it
 // When a slider moves (arrow key or pointer), every figure is updated here at once; Streamlit reruns the
 // script afterwards only to keep the URL and the other pages in step, and redraws the same picture.
 // Choosing another query in the select box (Enter or a click on an option) is drawn the same way; from
@@ -79,7 +82,8 @@ function selection(data, early = {}) {
 
 function followed(data, early = {}) {
   // the followed query (0-based) to draw: the select box's choice (or the option a key or a click is
-  // about to choose, `early`), else the drawn one (none chosen, or a name being typed); null: none
+  // about to choose, `early`), else the drawn one (none chosen, or a name being typed); null: none, or
+  // all of them
   const query = data.query;
   if (!query) return null;
   let index = early[query.key];
@@ -87,6 +91,7 @@ function followed(data, early = {}) {
     const input = document.querySelector(`.st-key-${query.key} input[role=combobox]`);
     index = input ? query.names.indexOf(input.value) : -1;
   }
+  if (index === 0 && query.all) return null;
   return index > 0 ? index - 1 : query.drawn;
 }
 
@@ -144,6 +149,18 @@ function apply(key, gd, sel, q) {
     gd.__atlasBusy = false;
     gd.dataset.atlasShown = shown;
   };
+  const byQuery = current.query && (current.query.figures[key] || {}).by_query;
+  if (byQuery && (own !== wasOwn || query !== wasQuery)) {
+    // a figure whose traces depend on the query: the drawn selection's for another query, or another
+    // selection's for the drawn query; other pairs are not here, and wait for the rerun
+    const other = own === drawn.split("|")[0] ? byQuery[JSON.stringify(q)] : null;
+    if (!other && (q !== current.query.drawn || !change)) return Promise.resolve(false);
+    if (other) {
+      gd.__atlasShown = shown;
+      gd.__atlasBusy = true;
+      return window.Plotly.react(gd, other.data, { ...gd.layout, ...other.layout }).then(done);
+    }
+  }
   gd.__atlasShown = shown;
   gd.__atlasBusy = true; // its own redraw is not the server's (plotly_afterplot below)
   if (change && !Array.isArray(change)) {
@@ -154,7 +171,7 @@ function apply(key, gd, sel, q) {
   }
   // what moved, as one update: the selection's change (its rows follow the query too, where it has
   // changes of its own for the query), and the followed query's
-  const moved = query !== wasQuery && q !== null;
+  const moved = query !== wasQuery && (q !== null || current.query.all);
   const ownRows = moved && key in current.query.figures;
   const update = {};
   const relayout = {};
@@ -204,8 +221,7 @@ async function applyAll(early = {}) {
   const { took } = tookFor;
   const timed = async (key, gd) => {
     const t0 = performance.now();
-    await apply(key, gd, sel, q);
-    took[key] = performance.now() - t0;
+    if ((await apply(key, gd, sel, q)) !== false) took[key] = performance.now() - t0;
   };
   await Promise.all(first.map(([key, gd]) => timed(key, gd)));
   const visible = performance.now();

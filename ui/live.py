@@ -9,11 +9,14 @@ in step and redraws the same picture the browser already shows.
 
 from __future__ import annotations
 
+import copy
 import hashlib
+import json
 from dataclasses import replace
 from pathlib import Path
 
 import streamlit as st
+from _plotly_utils.utils import PlotlyJSONEncoder, convert_to_base64
 
 from ui.state import Selection
 from viz.live import Change
@@ -46,11 +49,26 @@ def role(rows: str | None, cols: str | None, axes: str = "") -> dict:
     return {"rows": rows, "cols": cols, "x": f"x{axes}", "y": f"y{axes}"}
 
 
-def following(key: str, drawn: int, names: list[str], changes: dict[str, Change]) -> dict:
-    """A followed query for `live`: its select box's widget key, the query `drawn` (0-based), the names
-    of the box's options (the first: no query followed; then query 0, 1, …), and figure key -> what
-    changes in it from one query to another (its values `viz.live.by_row`)."""
-    return {"key": key, "drawn": drawn, "names": names, "figures": changes}
+def following(key: str, drawn: int | None, names: list[str], changes: dict, everything: bool = False) -> dict:
+    """A followed query for `live`: its select box's widget key, the query `drawn` (0-based; None: the
+    first option), the names of the box's options (the first: no query followed, or with `everything`
+    all of them; then query 0, 1, …), and figure key -> what changes in it from one query to another:
+    a change whose values are `viz.live.by_row`, or `by_query` (figures whose traces depend on it)."""
+    return {"key": key, "drawn": drawn, "names": names, "figures": changes, "all": everything}
+
+
+def by_query(specs: dict[int | None, dict]) -> dict:
+    """Query (None: all) -> {"data": the figure's traces, "layout": what else changes}, at the drawn
+    selection: for figures whose traces depend on the query (`following`). Arrays travel as Plotly
+    sends a figure's (`plain`)."""
+    return {"by_query": {json.dumps(query): plain(spec) for query, spec in specs.items()}}
+
+
+def plain(spec):
+    """Traces or layout as the JSON Plotly makes of them (arrays in base64, what is left as lists)."""
+    spec = copy.deepcopy(spec)
+    convert_to_base64(spec)
+    return json.loads(json.dumps(spec, cls=PlotlyJSONEncoder))
 
 
 def live(name: str, dims: dict[str, str], offset: int, drawn: tuple[int, ...],

@@ -1,6 +1,6 @@
 """The multi-head page's figures (§3.2.2): a layer's heads grid, head view and Concat·W^O, the model
-view, and what changes in the layer's figures for every other layer, for the browser to switch
-without a rerun (`ui.live`)."""
+view, and what changes in the layer's figures for every other layer (and in the head view for every
+other query token), for the browser to switch without a rerun (`ui.live`)."""
 
 from __future__ import annotations
 
@@ -19,6 +19,8 @@ from ui.url_state import url_widget
 from viz import concat, grids, multihead
 from viz.labels import choices, token_labels
 from viz.palette import palette
+
+TOKEN_KEY, ALL_TOKENS = "mh_token", "all tokens"  # the head view's query token box, and its first option
 
 
 def names(sel: Selection, n_layers: int, n_heads: int) -> tuple[list[str], list[str]]:
@@ -43,14 +45,13 @@ def head_view_picker(
     pieces = tr.query_pieces(sel.stack)
     first_word = next((i for i, piece in enumerate(pieces) if piece not in SPECIAL_PIECES), 0)
     token_options = [None, *range(len(q_labels))]  # None: all tokens
-    token_key = "mh_token"
-    url_widget("tok", token_key, first_word, token_options)
+    url_widget("tok", TOKEN_KEY, first_word, token_options)
     q_names = choices(q_labels)
     token = st.selectbox(
         "Query token",
         token_options,
-        key=token_key,
-        format_func=lambda i: "all tokens" if i is None else q_names[i],
+        key=TOKEN_KEY,
+        format_func=lambda i: ALL_TOKENS if i is None else q_names[i],
     )
     return chosen_heads, token
 
@@ -163,6 +164,27 @@ def _changes(model_id: str, text: str, sel: Selection, heads: tuple[int, ...], t
     return changes
 
 
+@st.cache_resource(max_entries=32, show_spinner=False)
+def _token_views(model_id: str, text: str, sel: Selection, heads: tuple[int, ...], token: int | None) -> dict:
+    """The head view of the layer `sel` shows, for every query token and for all of them, as the browser
+    draws it when the reader picks another token: token -> its traces and `layout.meta` (the weights of
+    its lines), with the text size of the head view drawn for `token`."""
+    lm, tr = model_io.by_id(model_id), model_io.decoder_trace(model_id, text, sel.decoder_choice)
+    cfg, colors = lm.model.config, palette(sel.palette)
+    drawn = head_view_figure(model_id, text, sel, heads, token).to_dict()
+    q_labels = rows.query_labels(model_id, tr, sel.stack, sel.kind, sel.pieces)
+    k_labels = token_labels(tr.key_pieces(sel.stack, sel.kind), sel.pieces)
+    weights = tr.attention(sel.stack, sel.kind, sel.layer)  # (H, T_q, T_k)
+    head_names = names(sel, cfg.n_layers, cfg.n_heads)[0]
+    size = drawn["data"][-1]["textfont"]["size"]  # the tokens' px, larger in presenter mode
+    views = {}
+    for query in [None, *range(len(q_labels))]:
+        data, lines = multihead.head_view_data(weights, q_labels, k_labels, head_names, colors["categorical"],
+                                               query=query, heads=list(heads), text_size=size)  # fmt: skip
+        views[query] = {"data": data, "layout": {"meta": {**drawn["layout"]["meta"], "weights": lines}}}
+    return live.by_query(views)
+
+
 ROLES = {
     "mh_grid": [live.role("query", "key")],  # one trace: a panel per head (ui/live.js reads where)
     "mh_concat": [live.role("query", "dim"), live.role(None, None, "2"), live.role("query", "dim", "3")],
@@ -179,6 +201,12 @@ def switch_in_browser(
     roles = dict(ROLES)
     if not heads:
         roles.pop("mh_head_view")
+    following = None
+    if heads:  # another query token: the head view's lines for it, drawn in the browser
+        tr = model_io.decoder_trace(model_id, text, sel.decoder_choice)
+        q_labels = rows.query_labels(model_id, tr, sel.stack, sel.kind, sel.pieces)
+        views = {"mh_head_view": _token_views(model_id, text, sel, heads, token)}
+        following = live.following(TOKEN_KEY, token, [ALL_TOKENS, *choices(q_labels)], views, everything=True)
     live.live(
         _scope(model_id, text, sel, heads, token),
         {"layer": "atlas_layer"},
@@ -187,4 +215,5 @@ def switch_in_browser(
         roles,
         _changes(model_id, text, first, heads, token),
         key="mh_live",
+        following=following,
     )

@@ -89,33 +89,20 @@ def fan_offsets(n_heads: int) -> np.ndarray:
     return ((np.arange(n_heads) - (n_heads - 1) / 2) * step).astype(np.float32)
 
 
-def head_view(
+def head_view_data(
     patterns,
     query_labels: list[str],
     key_labels: list[str],
     head_names: list[str],
     colors: list[str],
-    title: str,
     query: int | None = None,
     heads: list[int] | None = None,
     min_weight: float = 0.02,
-) -> go.Figure:
-    """Two token columns joined by lines: opacity and width show the weight, colour shows the head.
-
-    patterns: (H, T_q, T_k). `query` isolates one query token (its lines only, its label in bold);
-    `heads` picks which heads to draw. Weights below `min_weight` are not drawn (they would only
-    grey the picture).
-
-    The k-th drawn head's lines start and end `fan_offsets(len(heads))[k]` rows below their tokens'
-    rows (a negative offset: above), so the lines of two heads between the same two tokens run side by
-    side. `layout.meta` holds the exact weight of every line (`head_view_rows` reads them back).
-
-    Each head has one trace named after it (its legend entry). With a query isolated, that trace
-    holds a point near each line's key end, in a column of its own per head so that every point can
-    be hovered, sized by the weight; the point's customdata row is (query, key, weight). With all
-    queries drawn it is empty: up to T_q points would sit on each key's spot, one hoverable and the
-    rest only payload (a 38-token sentence sent 6,800 of them, 0.4 MB); `heads_grid` has the weights.
-    """
+    text_size: int = 13,
+) -> tuple[list[dict], np.ndarray]:
+    """The traces of a `head_view` (its `data`, as dicts) and the weight of every line it draws, in
+    drawing order; the arguments are `head_view`'s, `text_size` the tokens' px. What changes in a head
+    view from one query token to another: the browser draws another token's with these (`ui.live`)."""
     z = as_stack(patterns, 3)
     check_labels(z.shape, query_labels, key_labels)
     if len(head_names) != z.shape[0]:
@@ -126,7 +113,6 @@ def head_view(
     if any(not 0 <= h < z.shape[0] for h in heads):
         raise ValueError(f"heads must be in 0..{z.shape[0] - 1}")
     lines = np.array(head_view_lines(z, query, heads, min_weight), dtype=np.float32).reshape(-1, 4)
-    n_q, n_k = z.shape[1], z.shape[2]
     # Row i of a column sits at y = i; the axis is reversed so the first token is on top.
     data, drawn = [], []
     fan = fan_offsets(len(heads))
@@ -174,8 +160,40 @@ def head_view(
                 "weight = %{customdata[2]:.4f}<extra></extra>",
             )
         )
-    data.append(_token_column(query_labels, 0.0, "right", query))
-    data.append(_token_column(key_labels, 1.0, "left", None))
+    data.append(_token_column(query_labels, 0.0, "right", query, text_size))
+    data.append(_token_column(key_labels, 1.0, "left", None, text_size))
+    return data, np.concatenate(drawn) if drawn else np.zeros(0, dtype=np.float32)
+
+def head_view(
+    patterns,
+    query_labels: list[str],
+    key_labels: list[str],
+    head_names: list[str],
+    colors: list[str],
+    title: str,
+    query: int | None = None,
+    heads: list[int] | None = None,
+    min_weight: float = 0.02,
+) -> go.Figure:
+    """Two token columns joined by lines: opacity and width show the weight, colour shows the head.
+
+    patterns: (H, T_q, T_k). `query` isolates one query token (its lines only, its label in bold);
+    `heads` picks which heads to draw. Weights below `min_weight` are not drawn (they would only
+    grey the picture).
+
+    The k-th drawn head's lines start and end `fan_offsets(len(heads))[k]` rows below their tokens'
+    rows (a negative offset: above), so the lines of two heads between the same two tokens run side by
+    side. `layout.meta` holds the exact weight of every line (`head_view_rows` reads them back).
+
+    Each head has one trace named after it (its legend entry). With a query isolated, that trace
+    holds a point near each line's key end, in a column of its own per head so that every point can
+    be hovered, sized by the weight; the point's customdata row is (query, key, weight). With all
+    queries drawn it is empty: up to T_q points would sit on each key's spot, one hoverable and the
+    rest only payload (a 38-token sentence sent 6,800 of them, 0.4 MB); `heads_grid` has the weights.
+    """
+    data, weights = head_view_data(patterns, query_labels, key_labels, head_names, colors, query, heads,
+                                   min_weight)  # fmt: skip
+    n_q, n_k = len(query_labels), len(key_labels)
     # Wrapped: Plotly cuts a long title ("…, head 8, all toker" in a 560-px column at 1024 px).
     title = (f"{wrap_title(title)}<br><sup>left: queries (attending) · right: keys (attended to) · "
              "stronger weight = darker, thicker line</sup>")
@@ -194,7 +212,7 @@ def head_view(
             kind=LINES_META,
             queries=[_position_label(t) for t in query_labels],
             keys=[_position_label(t) for t in key_labels],
-            weights=np.concatenate(drawn) if drawn else np.zeros(0, dtype=np.float32),
+            weights=weights,
         ),
     )
     return go.Figure(data=data, layout=layout)
@@ -239,7 +257,7 @@ def head_view_rows(fig: go.Figure) -> list[tuple[str, int, str, int, str, float]
             for (name, q, k), w in zip(lines, weights, strict=True)]
 
 
-def _token_column(labels: list[str], x: float, side: str, bold: int | None) -> dict:
+def _token_column(labels: list[str], x: float, side: str, bold: int | None, size: int = 13) -> dict:
     text = [f"<b>{escape_text(t)}</b>" if i == bold else escape_text(t) for i, t in enumerate(labels)]
     return dict(
         type="scatter",
@@ -250,7 +268,7 @@ def _token_column(labels: list[str], x: float, side: str, bold: int | None) -> d
         showlegend=False,
         textposition=f"middle {'left' if side == 'right' else 'right'}",
         hoverinfo="skip",
-        textfont=dict(size=13),
+        textfont=dict(size=size),
     )
 
 
