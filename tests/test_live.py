@@ -279,19 +279,25 @@ def test_a_head_or_layer_change_of_head_mean_and_rollout_draws_what_the_server_d
 
 
 @pytest.mark.parametrize("query", [None, 0, 2])
-def test_another_query_token_draws_the_head_view_the_server_draws_for_it(trace, query):
+@pytest.mark.parametrize("presenting", [False, True])
+def test_another_query_token_draws_the_head_view_the_server_draws_for_it(trace, query, presenting):
     """The head view's traces for a query token, as the browser gets them (`head_view_data`, arrays as
-    Plotly sends them), are the traces of the head view the server draws for that token."""
+    Plotly sends them, the tokens' text as large as in the drawn figure), are the traces of the head
+    view the server draws for that token, in presenter mode too."""
     from ui.frozen import frozen
     from ui.live import plain
     from viz import multihead
+    from viz.present import presenter_fonts
 
     weights = trace.attention("encoder", "self", 0)
     labels = token_labels(trace.query_pieces("encoder"), True)
     names = [f"head {h + 1}" for h in range(weights.shape[0])]
     args = (weights, labels, labels, names, ["#111111", "#222222"])
-    want = frozen(multihead.head_view(*args, "title", query=query, heads=[1, 0])).to_dict()
-    data, lines = multihead.head_view_data(*args, query=query, heads=[1, 0])
+    fig = multihead.head_view(*args, "title", query=query, heads=[1, 0])
+    want = frozen(presenter_fonts(fig, 1.4) if presenting else fig).to_dict()
+    size = want["data"][-1]["textfont"]["size"]
+    assert size == (18 if presenting else 13)
+    data, lines = multihead.head_view_data(*args, query=query, heads=[1, 0], text_size=size)
     assert plain(data) == plain(want["data"])
     assert len(lines) == len(multihead.head_view_lines(weights, query, [1, 0]))
     shown = [t for t in data if t.get("mode") == "text"][0]["text"]  # the query column: its token in bold

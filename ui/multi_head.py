@@ -165,13 +165,14 @@ def _changes(model_id: str, text: str, sel: Selection, heads: tuple[int, ...], t
 
 
 @st.cache_resource(max_entries=32, show_spinner=False)
-def _token_views(model_id: str, text: str, sel: Selection, heads: tuple[int, ...], token: int | None) -> dict:
+def _token_views(model_id: str, text: str, sel: Selection, heads: tuple[int, ...], _drawn) -> dict:
     """The head view of the layer `sel` shows, for every query token and for all of them, as the browser
     draws it when the reader picks another token: token -> its traces and `layout.meta` (the weights of
-    its lines), with the text size of the head view drawn for `token`."""
+    its lines), with the text size of the head view `_drawn` for one of them. Cached by all but that
+    token: a token picked is sent the same views again, not built again."""
     lm, tr = model_io.by_id(model_id), model_io.decoder_trace(model_id, text, sel.decoder_choice)
     cfg, colors = lm.model.config, palette(sel.palette)
-    drawn = head_view_figure(model_id, text, sel, heads, token).to_dict()
+    drawn = _drawn.to_dict()
     q_labels = rows.query_labels(model_id, tr, sel.stack, sel.kind, sel.pieces)
     k_labels = token_labels(tr.key_pieces(sel.stack, sel.kind), sel.pieces)
     weights = tr.attention(sel.stack, sel.kind, sel.layer)  # (H, T_q, T_k)
@@ -205,7 +206,8 @@ def switch_in_browser(
     if heads:  # another query token: the head view's lines for it, drawn in the browser
         tr = model_io.decoder_trace(model_id, text, sel.decoder_choice)
         q_labels = rows.query_labels(model_id, tr, sel.stack, sel.kind, sel.pieces)
-        views = {"mh_head_view": _token_views(model_id, text, sel, heads, token)}
+        drawn = head_view_figure(model_id, text, sel, heads, token)
+        views = {"mh_head_view": _token_views(model_id, text, sel, heads, drawn)}
         following = live.following(TOKEN_KEY, token, [ALL_TOKENS, *choices(q_labels)], views, everything=True)
     live.live(
         _scope(model_id, text, sel, heads, token),
