@@ -176,13 +176,11 @@ def _journey_by_query(model_id: str, trace: Trace, sel: Selection) -> dict:
 def switch_in_browser(model_id: str, text: str, sel: Selection, row: int | None, shown: list[str]) -> None:
     """Mount the browser's switcher for the figures `shown` (drawn as "steps_<name>"), and for the
     followed query `row` (`query_picker`) when one is followed."""
-    first = _changes(
-        model_id,
-        text,
-        replace(sel, layer=0, head=0),
-        tuple(shown),
-        step_figures(model_id, text, replace(sel, layer=0, head=0), row),
-    )
+    # the changes do not depend on the followed query: drawn from the first head's figures for query 0
+    # (or none), so that following another query builds no figures for it at layer 0, head 0
+    first_sel = replace(sel, layer=0, head=0)
+    first = _changes(model_id, text, first_sel, tuple(shown),
+                     step_figures(model_id, text, first_sel, None if row is None else 0))  # fmt: skip
     following = None
     if row is not None:  # one followed query to another; from none to one the page grows: a rerun
         trace = model_io.decoder_trace(model_id, text, sel.decoder_choice)
