@@ -39,6 +39,11 @@ def pytest_addoption(parser):
         choices=["cpu", "cuda"],
         help="where tests/test_device.py puts the model (compared with the same model on the CPU)",
     )
+    parser.addoption(
+        "--device-model",
+        default="pretrained",
+        help="the model directory tests/test_device.py loads, relative to the repository root",
+    )
 
 
 @pytest.fixture(scope="module")

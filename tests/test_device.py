@@ -3,9 +3,9 @@ the same computation on the CPU.
 
 CI runs this file with the default `--device cpu`: the comparisons are then trivial, but the tests
 themselves run, and results must land where the app expects them (a Trace on the CPU, logits on the
-model's device). On a machine with a GPU, `make test-cuda` runs it with `--device cuda`; it has
-not been run on one yet. TF32 is switched off so the GPU computes in full float32 like
-the CPU. The other test files build their own tensors on the CPU and ignore the switch.
+model's device). On a machine with a GPU, `make test-cuda` runs it with `--device cuda`
+(`--device-model pretrained/wide` picks another shipped model; all five passed on an H200 with it).
+TF32 is switched off so the GPU computes in full float32 like the CPU. The other test files build their own tensors on the CPU and ignore the switch.
 """
 
 from __future__ import annotations
@@ -40,9 +40,10 @@ def full_float32():
 
 
 @pytest.fixture(scope="module")
-def pair(device):
-    """The shipped model twice: on the CPU (the reference) and on the device under test."""
-    return load_pretrained(ROOT / "pretrained"), load_pretrained(ROOT / "pretrained", device)
+def pair(device, request):
+    """A shipped model (`--device-model`) twice: on the CPU (the reference) and on the device under test."""
+    folder = ROOT / request.config.getoption("--device-model")
+    return load_pretrained(folder), load_pretrained(folder, device)
 
 
 @pytest.fixture(scope="module")

@@ -14,6 +14,8 @@
 # large tracked files out of git's index for the call (`git rm -r --cached -q pretrained/model.safetensors
 # pretrained/ablations pretrained/numbers corpus/tatoeba`, the same paths in .git/info/exclude), then
 # `git reset -q` and restore .git/info/exclude after it.
+# MORE=1, on the same still-warm machine after such a run: `--resume` runs/w256 for MINUTES more (the
+# corpus, the probe's batch size and the checkpoint are still there), then the same files back.
 set -euo pipefail
 MINUTES=${MINUTES:-7}
 COOL=${COOL:-1.5}
@@ -26,23 +28,28 @@ mkdir -p "$OUT"
 export PYTHONUNBUFFERED=1
 nvidia-smi --query-gpu=name,memory.total,driver_version --format=csv,noheader
 python3 -c 'import torch, sentencepiece, sacrebleu, safetensors; print("torch", torch.__version__)'
-python3 -m training.pack_corpus unpack .gpu/corpus.tar.xz data/corpus
+MORE=${MORE:-}
+[ -n "$MORE" ] || python3 -m training.pack_corpus unpack .gpu/corpus.tar.xz data/corpus
 
 TOKENS=16000
 FROM=()
-if [ -n "$INIT" ]; then
+if [ -n "$MORE" ]; then
+  TOKENS=$(cat runs/w256/max-tokens.txt)
+  FROM=(--resume)
+elif [ -n "$INIT" ]; then
   if ! TOKENS=$(python3 -m training.gpu_probe --init "$INIT" --out "$OUT" | tee "$OUT/probe.log" | tail -1) \
     || ! [[ "$TOKENS" =~ ^[0-9]+$ ]]; then
     TOKENS=16000  # the probe failed: the batch size of the first run
   fi
   FROM=(--init "$INIT" --start-step "$START" --rewarm-steps "$REWARM")
 fi
+mkdir -p runs/w256 && echo "$TOKENS" > runs/w256/max-tokens.txt
 WIDE=(--corpus data/corpus --spm pretrained/spm.model --d-model 256 --d-ff 1024 --n-heads 8
   --device cuda --amp bf16 --max-tokens "$TOKENS" --warmup 1500 --lr-scale 0.5 --seed "$SEED"
   --valid-splits valid-everyday,valid,valid-tech --snapshot-minutes 100 --keep-snapshots 1 "${FROM[@]}")
 
-python3 -m training.train "${WIDE[@]}" --out runs/smoke --steps $((START + 20)) --eval-every 10 \
-  --health-sentences 20 --eval-sentences 20 2>&1 | tail -5
+[ -n "$MORE" ] || python3 -m training.train "${WIDE[@]}" --out runs/smoke --steps $((START + 20)) \
+  --eval-every 10 --health-sentences 20 --eval-sentences 20 2>&1 | tail -5
 python3 -m training.train "${WIDE[@]}" --out runs/w256 --minutes "$MINUTES" --cooldown-minutes "$COOL" \
   --eval-every "${EVAL_EVERY:-2000}" 2>&1 | tee "$OUT/train.log"
 
@@ -66,4 +73,4 @@ EOF
 cp runs/w256/config.json runs/w256/log.jsonl "$OUT"/
 
 # The CUDA path once (`make test-cuda` without the venv): model, decoding, trace, a step, GPU vs CPU.
-timeout 60 python3 -m pytest -q -p no:cacheprovider tests/test_device.py --device cuda 2>&1 | tail -3 | tee "$OUT/test-cuda.log"
+timeout 60 python3 -m pytest -q -p no:cacheprovider tests/test_device.py --device cuda --device-model "${INIT:-pretrained}" 2>&1 | tail -3 | tee "$OUT/test-cuda.log"
