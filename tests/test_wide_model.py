@@ -20,10 +20,11 @@ WIDE = ROOT / "pretrained" / "wide"
 BEAM = {
     "She has lived in Berlin for ten years.": "Sie lebt seit zehn Jahren in Berlin.",
     "I think that the book which you gave me is very interesting.":
-        "Ich denke, das Buch, das du mir gegeben hast, ist sehr interessant.",
+        "Ich glaube, das Buch, das du mir gegeben hast, ist sehr interessant.",
     "The meeting starts at 9 o'clock on 3 March 2024.": "Das Treffen beginnt um 9 Uhr am 3. März 2024.",
     "The animal didn't cross the street because it was too tired.":
         "Das Tier konnte die Straße nicht überqueren, weil es zu müde war.",
+    "Although it was raining, the children played in the garden.": "Obwohl es regnete, spielten die Kinder im Garten.",
 }  # fmt: skip
 
 
