@@ -5,7 +5,8 @@ CI runs this file with the default `--device cpu`: the comparisons are then triv
 themselves run, and results must land where the app expects them (a Trace on the CPU, logits on the
 model's device). On a machine with a GPU, `make test-cuda` runs it with `--device cuda`
 (`--device-model pretrained/wide` picks another shipped model; all five passed on an H200 with it).
-TF32 is switched off so the GPU computes in full float32 like the CPU. The other test files build their own tensors on the CPU and ignore the switch.
+TF32 is switched off so the GPU computes in full float32 like the CPU. The other test files build
+their own tensors on the CPU and ignore the switch.
 """
 
 from __future__ import annotations

@@ -24,7 +24,8 @@ BEAM = {
     "The meeting starts at 9 o'clock on 3 March 2024.": "Das Treffen beginnt um 9 Uhr am 3. März 2024.",
     "The animal didn't cross the street because it was too tired.":
         "Das Tier konnte die Straße nicht überqueren, weil es zu müde war.",
-    "Although it was raining, the children played in the garden.": "Obwohl es regnete, spielten die Kinder im Garten.",
+    "Although it was raining, the children played in the garden.":
+        "Obwohl es regnete, spielten die Kinder im Garten.",
 }  # fmt: skip
 
 
