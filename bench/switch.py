@@ -12,7 +12,8 @@ measured in the same run.
   frame and its journey) or multi-head's Query token box (the head view) to the figures drawn anew;
 - the machine reference (bench/reference.py).
 
-Run: `.venv/bin/python bench/switch.py [--runs N]`; results also in artifacts/bench_switch.json.
+Run: `.venv/bin/python bench/switch.py [--runs N] [--models translation,wide]` (each model's app measures
+on the same server, after one floor); results also in artifacts/bench_switch.json.
 """
 
 from __future__ import annotations
@@ -167,8 +168,9 @@ def bench_floor(browser, runs: int) -> dict:
         return summary([idle_after_key(tab, slider, key) for key in ["ArrowRight", "ArrowLeft"] * runs])
 
 
-def bench_app(browser, runs: int) -> dict:
+def bench_app(browser, runs: int, model: str = "translation") -> dict:
     out = {}
+    linked = "" if model == "translation" else f"&model={model}"
     with streamlit_server() as server:
         tab = browser.new_context(viewport={"width": 1440, "height": 900}).new_page()
         for page, sliders, hover in (
@@ -178,7 +180,7 @@ def bench_app(browser, runs: int) -> dict:
             ("Head_inspector", ("Head", "Layer"), None),  # its map lights no tokens
         ):
             # a middle layer and head (1-based in the URL): each key press moves the slider
-            tab.goto(f"{server.url}/{page}?layer=3&head=3", wait_until="domcontentloaded")
+            tab.goto(f"{server.url}/{page}?layer=3&head=3{linked}", wait_until="domcontentloaded")
             wait_idle(tab, 600_000)
             tab.wait_for_selector(DRAWN, state="visible", timeout=600_000)
             tab.wait_for_selector("[class*='st-key-'][class*='_live']", state="attached", timeout=120_000)
@@ -193,7 +195,7 @@ def bench_app(browser, runs: int) -> dict:
         # another followed query (step by step) or query token (multi-head): the third and the fourth
         # token, in turn
         for page, selector in QUERY_BOXES.items():
-            tab.goto(f"{server.url}/{page}?layer=3&head=3&q=2&tok=2", wait_until="domcontentloaded")
+            tab.goto(f"{server.url}/{page}?layer=3&head=3&q=2&tok=2{linked}", wait_until="domcontentloaded")
             wait_idle(tab, 600_000)
             tab.wait_for_selector("[class*='st-key-'][class*='_live']", state="attached", timeout=120_000)
             tab.wait_for_timeout(1000)
@@ -205,11 +207,18 @@ def bench_app(browser, runs: int) -> dict:
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--runs", type=int, default=5, help="key presses each way per measure (default 5)")
+    parser.add_argument(
+        "--models", default="translation", help="models to measure, by link name (default: translation)"
+    )
     args = parser.parse_args()
     reference = machine_reference()
+    models = args.models.split(",")
     with chromium() as browser:
         floor = bench_floor(browser, args.runs)
-        app = bench_app(browser, args.runs)
+        app = {}
+        for model in models:
+            named = f" [{model}]" if len(models) > 1 and model != "translation" else ""
+            app |= {f"{k}{named}": v for k, v in bench_app(browser, args.runs, model).items()}
     print(f"{LINE}: {reference:.2f} s")
     print(f"floor: bare page, six figures, Head key press -> page idle: median {floor['median_ms']} ms")
     for name, result in app.items():
