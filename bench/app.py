@@ -23,7 +23,7 @@ artifacts/bench_app.json:
   sentence past the app's 60-piece cap.
 
 Run: `.venv/bin/python bench/app.py` (or `make bench`). Options: --sessions N, --repeats N,
---cold-runs N.
+--cold-runs N, --models translation,wide (with --only-browser: the deep link and home for each).
 Numbers taken while something else uses the CPU (e.g. a training run) are pessimistic: say so.
 """
 
@@ -261,11 +261,13 @@ def _press_and_time(tab, thumb, key: str) -> tuple[float, float]:
     return redrawn, tab.evaluate(IDLE_MS_JS) / 1000
 
 
-def bench_browser(pages, runs: int) -> dict:
+def bench_browser(pages, runs: int, models: tuple[str, ...] = ("translation",)) -> dict:
     """What the reader waits for in a browser, on one running server (the model already loaded by a
     first visit, as on a classroom server after its first student): a head / layer change on the
     step-by-step page (key press on the slider -> its first figure redrawn; and -> page idle), a deep
-    link to that page with a new sentence (-> its first figure drawn), the home page (-> Figure 1)."""
+    link to that page with a new sentence (-> its first figure drawn), the home page (-> Figure 1).
+    The deep link and home are measured for each of `models` (link names; after the first, the keys
+    say which, e.g. `deep_link_wide`), each model loaded by a first visit."""
     page = attention_page(pages)
     out: dict = {"page": page.script}
     with chromium() as browser, streamlit_server() as server:
@@ -283,24 +285,34 @@ def bench_browser(pages, runs: int) -> dict:
             figure, idle = [t[0] for t in times], [t[1] for t in times]
             out[f"{name}_change"] = {"runs": len(times), "median_ms": ms(statistics.median(figure)),
                                      "max_ms": ms(max(figure)), "idle_median_ms": ms(statistics.median(idle))}
+        for model in models:  # each loaded by a visit before it is timed
+            tab.goto(f"{server.url}/?model={model}", wait_until="domcontentloaded")
+            wait_idle(tab, 600_000)
+            tab.wait_for_selector(DRAWN, state="visible", timeout=600_000)
         warm.close()
-        for name, path, sentences in (
-            ("deep_link", page.url_path, NEW_SENTENCES),
-            ("home", pages[0].url_path, [None] * len(NEW_SENTENCES)),
+        for (name, path, sentences), model in (
+            (measure, model)
+            for model in models
+            for measure in (
+                ("deep_link", page.url_path, NEW_SENTENCES),
+                ("home", pages[0].url_path, [None] * len(NEW_SENTENCES)),
+            )
         ):
             times = []
             for sentence in sentences[:runs]:
                 context = browser.new_context(viewport={"width": 1440, "height": 900})
                 tab = context.new_page()
-                query = "" if sentence is None else "?" + urllib.parse.urlencode(
-                    {"s": sentence, "layer": "3", "head": "2"})
+                params = {} if sentence is None else {"s": sentence, "layer": "3", "head": "2"}
+                params |= {} if model == "translation" else {"model": model}
+                query = "?" + urllib.parse.urlencode(params) if params else ""
                 start = time.perf_counter()
                 tab.goto(f"{server.url}/{path}{query}", wait_until="commit")
                 tab.wait_for_selector(DRAWN, state="visible", timeout=600_000)
                 times.append(time.perf_counter() - start)
                 context.close()
-            out[name] = {"runs": len(times), "median_s": round(statistics.median(times), 2),
-                         "max_s": round(max(times), 2)}
+            key = name if model == models[0] else f"{name}_{model}"
+            out[key] = {"runs": len(times), "median_s": round(statistics.median(times), 2),
+                        "max_s": round(max(times), 2)}
     return out
 
 
@@ -617,6 +629,8 @@ def main() -> int:
     parser.add_argument("--browser-runs", type=int, default=5, help="browser measures of each kind (median)")
     parser.add_argument("--only-browser", action="store_true", help="measure in the browser only")
     parser.add_argument("--only-cold", action="store_true", help="the cold waits only (fresh servers)")
+    parser.add_argument("--models", default="translation",
+                        help="with --only-browser: models whose deep link and home are timed (link names)")
     parser.add_argument("--waits", action="store_true",
                         help="every wait: the cold paths and a head change to an idle page, one table")
     args = parser.parse_args()
@@ -636,7 +650,7 @@ def main() -> int:
         print_table(rows)
         print(f"\nload average before/after: {load['load_average_before']} / {load['load_average_after']}")
         return 0 if all(r[3] != "ERROR" for r in rows) else 1
-    results["browser"] = _attempt(bench_browser, pages, args.browser_runs)
+    results["browser"] = _attempt(bench_browser, pages, args.browser_runs, tuple(args.models.split(",")))
     if args.only_browser:
         load = {"load_average_before": results["load_average"], "load_average_after": os.getloadavg()}
         print(json.dumps({**results["browser"], **load}, indent=2))
