@@ -164,6 +164,7 @@ def head_view_data(
     data.append(_token_column(key_labels, 1.0, "left", None, text_size))
     return data, np.concatenate(drawn) if drawn else np.zeros(0, dtype=np.float32)
 
+
 def head_view(
     patterns,
     query_labels: list[str],
