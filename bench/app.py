@@ -56,7 +56,7 @@ from real_server import (  # noqa: E402  (tools/real_server.py: the app's server
     wait_idle,
 )
 
-from ui.frame import SHIPPED_MODELS  # noqa: E402
+from ui.frame import DEFAULT_MODEL, SHIPPED_MODELS  # noqa: E402
 from ui.home import PLOTLY_PRELOAD_KEY  # noqa: E402
 from ui.presets import PRESETS  # noqa: E402
 
@@ -261,7 +261,7 @@ def _press_and_time(tab, thumb, key: str) -> tuple[float, float]:
     return redrawn, tab.evaluate(IDLE_MS_JS) / 1000
 
 
-def bench_browser(pages, runs: int, models: tuple[str, ...] = ("translation",)) -> dict:
+def bench_browser(pages, runs: int, models: tuple[str, ...] = (DEFAULT_MODEL,)) -> dict:
     """What the reader waits for in a browser, on one running server (the model already loaded by a
     first visit, as on a classroom server after its first student): a head / layer change on the
     step-by-step page (key press on the slider -> its first figure redrawn; and -> page idle), a deep
@@ -303,7 +303,7 @@ def bench_browser(pages, runs: int, models: tuple[str, ...] = ("translation",)) 
                 context = browser.new_context(viewport={"width": 1440, "height": 900})
                 tab = context.new_page()
                 params = {} if sentence is None else {"s": sentence, "layer": "3", "head": "2"}
-                params |= {} if model == "translation" else {"model": model}
+                params |= {} if model == DEFAULT_MODEL else {"model": model}
                 query = "?" + urllib.parse.urlencode(params) if params else ""
                 start = time.perf_counter()
                 tab.goto(f"{server.url}/{path}{query}", wait_until="commit")
@@ -629,7 +629,7 @@ def main() -> int:
     parser.add_argument("--browser-runs", type=int, default=5, help="browser measures of each kind (median)")
     parser.add_argument("--only-browser", action="store_true", help="measure in the browser only")
     parser.add_argument("--only-cold", action="store_true", help="the cold waits only (fresh servers)")
-    parser.add_argument("--models", default="translation",
+    parser.add_argument("--models", default=DEFAULT_MODEL,
                         help="with --only-browser: models whose deep link and home are timed (link names)")
     parser.add_argument("--waits", action="store_true",
                         help="every wait: the cold paths and a head change to an idle page, one table")

@@ -31,6 +31,8 @@ from browser_timing import IDLE_MS_JS, QUIET_MS, SETTLED_JS, WATCH_JS  # noqa: E
 from real_server import ARTIFACTS, DRAWN, chromium, streamlit_server, wait_idle  # noqa: E402
 from reference import LINE, machine_reference  # noqa: E402
 
+from ui.frame import DEFAULT_MODEL  # noqa: E402
+
 LIVE_JS = "() => window.atlasLiveDrawn ? window.atlasLiveDrawn.sel + '@' + window.atlasLiveDrawn.drawn : ''"
 HOVER_JS = "() => window.atlasLiveHover ? window.atlasLiveHover.drawn : 0"
 MOVE_JS = (
@@ -168,9 +170,9 @@ def bench_floor(browser, runs: int) -> dict:
         return summary([idle_after_key(tab, slider, key) for key in ["ArrowRight", "ArrowLeft"] * runs])
 
 
-def bench_app(browser, runs: int, model: str = "translation") -> dict:
+def bench_app(browser, runs: int, model: str = DEFAULT_MODEL) -> dict:
     out = {}
-    linked = "" if model == "translation" else f"&model={model}"
+    linked = "" if model == DEFAULT_MODEL else f"&model={model}"
     with streamlit_server() as server:
         tab = browser.new_context(viewport={"width": 1440, "height": 900}).new_page()
         for page, sliders, hover in (
@@ -208,7 +210,7 @@ def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--runs", type=int, default=5, help="key presses each way per measure (default 5)")
     parser.add_argument(
-        "--models", default="translation", help="models to measure, by link name (default: translation)"
+        "--models", default=DEFAULT_MODEL, help="models to measure, by link name (default: the app's)"
     )
     args = parser.parse_args()
     reference = machine_reference()
@@ -217,7 +219,7 @@ def main() -> int:
         floor = bench_floor(browser, args.runs)
         app = {}
         for model in models:
-            named = f" [{model}]" if len(models) > 1 and model != "translation" else ""
+            named = f" [{model}]" if len(models) > 1 and model != DEFAULT_MODEL else ""
             app |= {f"{k}{named}": v for k, v in bench_app(browser, args.runs, model).items()}
     print(f"{LINE}: {reference:.2f} s")
     print(f"floor: bare page, six figures, Head key press -> page idle: median {floor['median_ms']} ms")
