@@ -6,10 +6,13 @@ STAMP := $(VENV)/.installed
 DEV_STAMP := $(VENV)/.installed-dev
 PORT ?= 8501
 # The step the shipped weights were trained to (pretrained/MODEL_CARD.md): `make train` goes on with
-# the learning-rate schedule from there instead of warming up to the peak rate again.
-SHIPPED_STEP := 36119
+# the learning-rate schedule from there, re-warmed over 300 steps as each GPU run after the first was.
+SHIPPED_STEP := 9384
+# The shipped model's shape and schedule: d_model 256, d_ff 1,024, the paper's rate x 0.5 with 1,500
+# warm-up steps (training/gpu_run.sh trains it the same way on a GPU, with larger batches).
+WIDE := --d-model 256 --d-ff 1024 --n-heads 8 --warmup 1500 --lr-scale 0.5 --spm pretrained/spm.model
 
-.PHONY: run serve nginx-deps test test-cuda lint format data tokenizer train train-everyday train-scratch data-stage1 train-numbers train-ablations export head-stats bench bench-class browser-deps screenshots clean
+.PHONY: run serve nginx-deps test test-cuda lint format data tokenizer train train-scratch train-numbers train-ablations export head-stats bench bench-class browser-deps screenshots clean
 
 # The first install is quiet but long: say what it is doing, then show pip's own messages only on error.
 $(STAMP): requirements.txt
@@ -73,14 +76,6 @@ data: $(STAMP)  ## build the EN-DE corpus (Debian packages + Tatoeba) and train 
 	$(PY) -m training.train_tokenizer --corpus data/corpus --out data/spm $(SPM) \
 	  --symbols training/tokenizer_symbols.txt
 
-# The first stage of the everyday model had neither the number variants nor the symbols: its corpus
-# and tokenizer (the tokenizer counted the Tatoeba-2 mixture's lines).
-data-stage1: $(STAMP)
-	@test -f data/corpus-debian/valid.en || $(MAKE) data
-	$(PY) -m corpus.mix --debian data/corpus-debian --out data/corpus-spm1 --weight numbers=0
-	$(PY) -m training.train_tokenizer --corpus data/corpus-spm1 --out data/spm1 $(SPM)
-	$(PY) -m corpus.mix --debian data/corpus-debian --out data/corpus1 $(MIX) --weight numbers=0
-
 # How every run of the everyday model evaluates: loss on the everyday, Ding and technical dev splits.
 VALID := --valid-splits valid-everyday,valid,valid-tech
 
@@ -89,44 +84,15 @@ train: $(STAMP)  ## continue training from the shipped weights (see pretrained/M
 	if [ -f runs/base/checkpoint.pt ]; then \
 	  $(PY) -m training.train --corpus data/corpus --out runs/base --resume $(VALID); else \
 	  $(PY) -m training.train --corpus data/corpus --out runs/base $(VALID) \
-	    --init pretrained --spm pretrained/spm.model --start-step $(SHIPPED_STEP); fi
+	    --init pretrained $(WIDE) --start-step $(SHIPPED_STEP) --rewarm-steps 300; fi
 
-# The shipped everyday model from the start, in two stages (docs/TRAINING_LOG.md, issue 29). Stage 1:
-# the step-121,000 weights of the model shipped before it (commit bbb18de, from git history), carried
-# over to the stage-1 tokenizer, trained from step 4,000 to STAGE1_STEP. Stage 2: that step's weights
-# carried over to data/spm (the symbols), trained on data/corpus (the number variants) to STAGE2_STEP.
-# Stage 3: a copy of stage 2's end takes the learning rate linearly to 0 by SHIPPED_STEP (the cool-down).
-# Every stage resumes where it stopped.
-EVERYDAY_FROM := bbb18de
-STAGE1_STEP := 12728
-STAGE2_STEP := 32119
-train-everyday: $(STAMP) data-stage1  ## retrain the shipped model the way it was made (needs git history)
-	mkdir -p runs/step121000 runs/stage1-end
-	for f in config.json model.safetensors spm.model; do \
-	  git show $(EVERYDAY_FROM):pretrained/$$f > runs/step121000/$$f; done
-	$(PY) -m training.vocab_transfer --model runs/step121000 --spm data/spm1/spm.model --out runs/transfer1
-	if [ -f runs/everyday1/checkpoint.pt ]; then \
-	  $(PY) -m training.train --corpus data/corpus1 --out runs/everyday1 --resume $(VALID) --steps $(STAGE1_STEP); else \
-	  $(PY) -m training.train --corpus data/corpus1 --out runs/everyday1 $(VALID) \
-	    --init runs/transfer1 --spm data/spm1/spm.model --start-step 4000 --steps $(STAGE1_STEP); fi
-	cp runs/everyday1/config.json runs/everyday1/spm.model runs/stage1-end/
-	cp runs/everyday1/snapshots/step_$$(printf %07d $(STAGE1_STEP)).safetensors runs/stage1-end/model.safetensors
-	$(PY) -m training.vocab_transfer --model runs/stage1-end --spm data/spm/spm.model --out runs/transfer
-	if [ -f runs/everyday/checkpoint.pt ]; then \
-	  $(PY) -m training.train --corpus data/corpus --out runs/everyday --resume $(VALID) --steps $(STAGE2_STEP); else \
-	  $(PY) -m training.train --corpus data/corpus --out runs/everyday $(VALID) \
-	    --init runs/transfer --spm data/spm/spm.model --start-step $(STAGE1_STEP) --steps $(STAGE2_STEP); fi
-	test -f runs/everyday-cool/checkpoint.pt || cp -r runs/everyday runs/everyday-cool
-	$(PY) -m training.train --corpus data/corpus --out runs/everyday-cool --resume $(VALID) \
-	  --cooldown-at $(STAGE2_STEP) --cooldown-steps $$(( $(SHIPPED_STEP) - $(STAGE2_STEP) ))
-
-# The same architecture, mixture and tokenizer from scratch, without the warm start (issue 29: the
-# paper trains from scratch). Hours of CPU: it resumes exactly where it stopped, run after run.
-train-scratch: $(STAMP)  ## train the shipped architecture from scratch on data/corpus (resumes; many hours on CPU)
+# The shipped architecture, mixture and tokenizer from scratch, as the shipped weights were trained (on
+# lent GPUs, training/gpu_run.sh). Days of CPU: it resumes exactly where it stopped, run after run.
+train-scratch: $(STAMP)  ## train the shipped architecture from scratch on data/corpus (resumes; days on CPU)
 	@test -f data/corpus/valid-everyday.en || $(MAKE) data
 	if [ -f runs/scratch/checkpoint.pt ]; then \
 	  $(PY) -m training.train --corpus data/corpus --out runs/scratch --resume $(VALID); else \
-	  $(PY) -m training.train --corpus data/corpus --out runs/scratch $(VALID) --spm data/spm/spm.model; fi
+	  $(PY) -m training.train --corpus data/corpus --out runs/scratch $(VALID) $(WIDE); fi
 
 train-numbers: $(STAMP)  ## retrain the numbers model from scratch into pretrained/numbers (~16 min on 2 cores)
 	$(PY) -m training.numbers.train --out pretrained/numbers
@@ -136,11 +102,11 @@ train-ablations: $(STAMP)  ## retrain the "Why these choices?" variants into pre
 	$(PY) -m training.numbers.ablations
 
 export: $(STAMP)
-	$(PY) -m training.train --out runs/base --export pretrained
+	$(PY) -m training.train --out runs/base --export pretrained --half
 	$(PY) -m training.head_stats pretrained
 
 head-stats: $(STAMP)  ## the head inspector's statistics beside each shipped model's weights (rerun after new weights)
-	$(PY) -m training.head_stats pretrained $(wildcard pretrained/numbers pretrained/wide)
+	$(PY) -m training.head_stats pretrained $(wildcard pretrained/numbers)
 
 bench-class: $(DEV_STAMP)  ## a class at once: N websocket sessions, p50/p95/max to a finished page (bench/README.md)
 	$(PY) bench/class_at_once.py

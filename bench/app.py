@@ -23,7 +23,7 @@ artifacts/bench_app.json:
   sentence past the app's 60-piece cap.
 
 Run: `.venv/bin/python bench/app.py` (or `make bench`). Options: --sessions N, --repeats N,
---cold-runs N, --models translation,wide (with --only-browser: the deep link and home for each).
+--cold-runs N, --models translation,numbers (with --only-browser: the deep link and home for each).
 Numbers taken while something else uses the CPU (e.g. a training run) are pessimistic: say so.
 """
 

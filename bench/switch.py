@@ -12,7 +12,7 @@ measured in the same run.
   frame and its journey) or multi-head's Query token box (the head view) to the figures drawn anew;
 - the machine reference (bench/reference.py).
 
-Run: `.venv/bin/python bench/switch.py [--runs N] [--models translation,wide]` (each model's app measures
+Run: `.venv/bin/python bench/switch.py [--runs N] [--models translation,numbers]` (each model's app measures
 on the same server, after one floor); results also in artifacts/bench_switch.json.
 """
 

@@ -4,7 +4,7 @@ the same computation on the CPU.
 CI runs this file with the default `--device cpu`: the comparisons are then trivial, but the tests
 themselves run, and results must land where the app expects them (a Trace on the CPU, logits on the
 model's device). On a machine with a GPU, `make test-cuda` runs it with `--device cuda`
-(`--device-model pretrained/wide` picks another shipped model; all five passed on an H200 with it).
+(`--device-model DIR` picks another model folder; all five passed on an H200 with the shipped one).
 TF32 is switched off so the GPU computes in full float32 like the CPU. The other test files build
 their own tensors on the CPU and ignore the switch.
 """

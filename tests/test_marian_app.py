@@ -82,7 +82,7 @@ def test_every_page_renders_on_a_full_size_marian_model(marian_app, app_page):
         picker = next(s for s in at.selectbox if s.label == "Model")
         assert picker.value == NAME  # the model the link names
         assert picker.options[-1] == "Random Marian model (opus-mt-en-de size)"  # its card's title
-        assert picker.options[0] == "English → German (general)" and len(picker.options) == 4  # with wide
+        assert picker.options[0] == "English → German (general)" and len(picker.options) == 3
     if name == "Encoder_layer.py":
         assert "applies **SiLU**" in said and "d_ff = 2048" in said and "d_model = 512" in said
         assert "applies ReLU" not in said

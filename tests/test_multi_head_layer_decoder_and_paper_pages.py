@@ -180,7 +180,8 @@ def test_encoder_layer_page_stages_ffn_and_layer_changes():
     shown = charts(at)
     assert {"enc_stage_heatmap", "enc_stage_norms", "enc_ffn_hidden", "enc_layer_changes"} <= shown.keys()
     hidden = z_of(shown["enc_ffn_hidden"])
-    assert hidden.shape[1] == 512 and (hidden >= 0).all()  # d_ff units after ReLU
+    d_ff = json.loads((ROOT / "pretrained" / "config.json").read_text(encoding="utf-8"))["d_ff"]
+    assert hidden.shape[1] == d_ff and (hidden >= 0).all()  # d_ff units after ReLU
     zeros = array(shown["enc_ffn_hidden"]["data"][1]["x"])
     np.testing.assert_allclose(zeros, (hidden == 0).mean(axis=1), atol=1e-6)
     assert any("%" in m.value for m in at.markdown)  # the share of zeros is stated

@@ -71,6 +71,21 @@ def test_round_trip_gives_identical_logits(saved):
     assert loaded.tokenizer.vocab_size == model.config.vocab_size
 
 
+def test_half_precision_files_are_half_the_size_and_load_to_float32(saved, tmp_path):
+    """The shipped model's files are float16 (`--export --half`): half the bytes, loaded into float32
+    parameters, and the logits of the rounded weights match those of the original to float16 precision."""
+    model, directory = saved
+    save_model(model, tmp_path / "half", SHIPPED_SPM, half=True)
+    full, half = directory / "model.safetensors", tmp_path / "half" / "model.safetensors"
+    assert {v.dtype for v in load_file(str(half)).values()} == {torch.float16}
+    assert half.stat().st_size < 0.55 * full.stat().st_size
+    loaded = load_pretrained(tmp_path / "half").model
+    assert {p.dtype for p in loaded.parameters()} == {torch.float32}
+    src, tgt = torch.tensor([[5, 9, 14, 3]]), torch.tensor([[2, 11, 12]])
+    with torch.no_grad():
+        torch.testing.assert_close(loaded(src, tgt), model(src, tgt), atol=2e-2, rtol=0)
+
+
 def test_model_id_follows_the_weights(saved):
     model, directory = saved
     first = load_pretrained(directory).model_id

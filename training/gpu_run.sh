@@ -5,13 +5,13 @@
 # It reads the training corpus from .gpu/corpus.tar.xz (made here by `python -m training.pack_corpus pack
 # data/corpus .gpu/corpus.tar.xz`; carried, as it is git-ignored), trains d_model 256 from scratch for MINUTES (the last COOL of them a linear cool-down to 0),
 # first checking the whole path with a 20-step run. With INIT (a model directory, carried) and START (the step
-# its weights were trained to) it goes on from those weights instead, its rate re-warmed over REWARM steps.
+# its weights were trained to; the shipped model: INIT=pretrained START=9384) it goes on from those weights instead, its rate re-warmed over REWARM steps.
 # `training.gpu_probe` first times batch sizes and profiles a step (OUT/profile.txt); the fastest size
 # is used. It writes to $OUT: the weights as fp16 in two files
 # (a file coming back may hold at most 16 MiB), config.json, log.jsonl and train.log. Join the halves
 # with `python -m training.join_halves`.
 # The device copies at most 64 MiB of working tree: with the corpus and a model folder carried, take the
-# large tracked files out of git's index for the call (`git rm -r --cached -q pretrained/model.safetensors
+# large tracked files it does not need out of git's index for the call (`git rm -r --cached -q
 # pretrained/ablations pretrained/numbers corpus/tatoeba`, the same paths in .git/info/exclude), then
 # `git reset -q` and restore .git/info/exclude after it.
 # MORE=1, on the same still-warm machine after such a run: `--resume` runs/w256 for MINUTES more (the

@@ -75,7 +75,7 @@ def parse_args(argv=None) -> argparse.Namespace:
         help="SentencePiece model (default: data/spm/spm.model; on --resume, the run's own OUT/spm.model)",
     )  # fmt: skip
     p.add_argument("--out", default="runs/base")
-    # DEVIATION: compact width (paper base: d_model 512, d_ff 2048); N=6 and h=8 are kept.
+    # DEVIATION: compact width (paper base: d_model 512, d_ff 2048; shipped: 256, 1024); N=6, h=8 kept.
     p.add_argument("--d-model", type=int, default=128)
     p.add_argument("--d-ff", type=int, default=512)
     p.add_argument("--n-layers", type=int, default=6)
@@ -155,6 +155,7 @@ def parse_args(argv=None) -> argparse.Namespace:
         "(Adam's moments start at zero; the full rate at once made the loss jump)",
     )  # fmt: skip
     p.add_argument("--export", default="", help="average the last snapshots into this directory")
+    p.add_argument("--half", action="store_true", help="with --export: float16 weights (as shipped)")
     return p.parse_args(argv)
 
 
@@ -471,8 +472,8 @@ class Trainer:
         self.log(f"stopped at step {p.step}: {p.tokens} target tokens in {p.seconds / 60:.1f} min")
 
 
-def export(run_dir: str | Path, target: str | Path, keep: int) -> Path:
-    """Average the last `keep` snapshots of a run into a model directory (paper §6.1)."""
+def export(run_dir: str | Path, target: str | Path, keep: int, half: bool = False) -> Path:
+    """Average the last `keep` snapshots of a run into a model directory (paper §6.1); float16 if `half`."""
     run_dir, target = Path(run_dir), Path(target)
     snaps = sorted((run_dir / "snapshots").glob("step_*.safetensors"))[-keep:]
     if not snaps:
@@ -486,7 +487,7 @@ def export(run_dir: str | Path, target: str | Path, keep: int) -> Path:
             raise ValueError(f"{snap} does not hold the weights of {run_dir / 'config.json'}")
     averaged = {k: sum(s[k].float() for s in states) / len(states) for k in expected}
     model.load_state_dict(averaged, strict=False)  # strict=False: the tied aliases share src_embed
-    pretrained.save_model(model, target, run_dir / "spm.model")
+    pretrained.save_model(model, target, run_dir / "spm.model", half=half)
     print(f"exported the average of {len(snaps)} snapshots ({snaps[0].name} .. {snaps[-1].name}) to {target}")
     return target
 
@@ -494,7 +495,7 @@ def export(run_dir: str | Path, target: str | Path, keep: int) -> Path:
 def main(argv=None) -> None:
     args = parse_args(argv)
     if args.export:
-        export(args.out, args.export, args.keep_snapshots)
+        export(args.out, args.export, args.keep_snapshots, args.half)
         return
     trainer = Trainer(args)
     try:

@@ -83,12 +83,15 @@ def weights_state(model: Transformer) -> dict[str, torch.Tensor]:
     return {k: v.detach().cpu().contiguous() for k, v in state.items() if k not in TIED_ALIASES}
 
 
-def save_model(model: Transformer, directory: str | Path, tokenizer_file: str | Path | None = None):
-    """Write config.json and model.safetensors (and copy the SentencePiece model if given)."""
+def save_model(model: Transformer, directory: str | Path, tokenizer_file: str | Path | None = None,
+               half: bool = False):
+    """Write config.json and model.safetensors (and copy the SentencePiece model if given). `half`
+    stores the weights as float16, half the bytes on disk; loading computes in float32 either way."""
     directory = Path(directory)
     directory.mkdir(parents=True, exist_ok=True)
     model.config.save(directory / CONFIG_FILE)
-    save_file(weights_state(model), str(directory / WEIGHTS_FILE))
+    state = weights_state(model)
+    save_file({k: v.half() if half else v for k, v in state.items()}, str(directory / WEIGHTS_FILE))
     if tokenizer_file is not None:
         data = Path(tokenizer_file).read_bytes()
         (directory / TOKENIZER_FILE).write_bytes(data)

@@ -67,29 +67,20 @@ def show_translation(
 
 
 @functools.cache
-def _shipped_dirs() -> tuple:
-    """(the default model's folder, the wide model's or None), real paths looked up once per process: the
-    home page runs for every visitor, and a real-path lookup is slow on some file systems."""
-    return frame.MODEL_DIR.resolve(), frame.MODELS["wide"][1].resolve() if "wide" in frame.MODELS else None
+def _shipped_dir():
+    """The default model's real folder, looked up once per process: the home page runs for every visitor,
+    and a real-path lookup is slow on some file systems."""
+    return frame.MODEL_DIR.resolve()
 
 
 def _quality_note(directory) -> str:
-    """What to expect of the translation, by model: the shipped default, the shipped wide one, or another."""
+    """What to expect of the translation, by model: the shipped default or another."""
     real = "Every number on every page is still the real computation of this model on your sentence."
-    default, wide = _shipped_dirs()
-    directory = directory.resolve()
-    if directory == default:
+    if directory.resolve() == _shipped_dir():
         return (
-            "The shipped model is compact and was trained by this project on a 2-core CPU, so many of its "
-            "translations are wrong; its measured quality is in the model card below. "
-            + ("Longer sentences come out better with the wide model: pick it in the sidebar's "
-               "*Model* box. " if wide else "") + real
-        )  # fmt: skip
-    if directory == wide:
-        return (
-            "The wide model was trained by this project from scratch in about 24 minutes on lent GPUs: "
-            "better than the default on every test set and on longer sentences, still often wrong; its "
-            "measured quality is in the model card below. " + real
+            "The shipped model is a quarter of the paper's base size, trained by this project from scratch "
+            "in about 24 minutes on lent GPUs: right on most short everyday sentences, often wrong on long "
+            "ones; its measured quality is in the model card below. " + real
         )
     return "This model was not trained by this project: its model card below says what it is. " + real
 
