@@ -90,7 +90,7 @@ def show_architecture(cfg: TransformerConfig) -> None:
     shape = (
         f"This model has the paper's shape: **N = {cfg.n_layers}** encoder and decoder layers with "
         f"**h = {cfg.n_heads}** heads each, but a smaller width (d_model = {cfg.d_model}, "
-        f"d_ff = {cfg.d_ff}, d_k = {cfg.d_k}) so that it trains and runs on a laptop CPU."
+        f"d_ff = {cfg.d_ff}, d_k = {cfg.d_k}) so that it runs on a laptop CPU."
     )
     presenting = state.presenter()
     if not presenting:  # in presenter mode below the figure, so that it fits on a projector's first screen
