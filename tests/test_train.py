@@ -282,6 +282,15 @@ def test_export_averages_the_last_snapshots(corpus, tmp_path):
     last = weights_state(load_pretrained(tmp_path / "last").model)
     assert all(torch.equal(last[k], states[1][k]) for k in last)
 
+    train.main(["--out", str(out), "--export", str(tmp_path / "half"), "--keep-snapshots", "1", "--half"])
+    half = load_file(str(tmp_path / "half" / "model.safetensors"))  # as shipped: float16 on disk
+    assert all(half[k].dtype == torch.float16 and torch.equal(half[k], states[1][k].half()) for k in half)
+
+
+def test_eval_every_zero_never_evaluates(corpus, tmp_path, monkeypatch):
+    monkeypatch.setattr(train.Trainer, "evaluate", lambda self: pytest.fail("evaluated"))
+    assert run(trainer_args(corpus, tmp_path / "run", "--steps", "2", "--eval-every", "0")).progress.step == 2
+
 
 def test_export_refuses_a_snapshot_of_another_model(corpus, tmp_path):
     out = tmp_path / "run"

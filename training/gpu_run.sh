@@ -24,6 +24,7 @@ INIT=${INIT:-}
 START=${START:-0}
 REWARM=${REWARM:-300}
 SEED=${SEED:-1}
+SPM=${SPM:-pretrained/spm.model}  # another tokenizer (carried, e.g. .gpu/spm32k.model) only from scratch
 mkdir -p "$OUT"
 export PYTHONUNBUFFERED=1
 nvidia-smi --query-gpu=name,memory.total,driver_version --format=csv,noheader
@@ -44,7 +45,7 @@ elif [ -n "$INIT" ]; then
   FROM=(--init "$INIT" --start-step "$START" --rewarm-steps "$REWARM")
 fi
 mkdir -p runs/w256 && echo "$TOKENS" > runs/w256/max-tokens.txt
-WIDE=(--corpus data/corpus --spm pretrained/spm.model --d-model 256 --d-ff 1024 --n-heads 8
+WIDE=(--corpus data/corpus --spm "$SPM" --d-model 256 --d-ff 1024 --n-heads 8
   --device cuda --amp bf16 --max-tokens "$TOKENS" --warmup 1500 --lr-scale 0.5 --seed "$SEED"
   --valid-splits valid-everyday,valid,valid-tech --snapshot-minutes 100 --keep-snapshots 1 "${FROM[@]}")
 

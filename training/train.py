@@ -117,7 +117,7 @@ def parse_args(argv=None) -> argparse.Namespace:
     p.add_argument("--lexicon-share", type=float, default=0.5)
     p.add_argument("--steps", type=int, default=0, help="stop after this many steps (0: no limit)")
     p.add_argument("--minutes", type=float, default=0, help="stop after this much time (0: none)")
-    p.add_argument("--eval-every", type=int, default=500)
+    p.add_argument("--eval-every", type=int, default=500, help="0: never")
     p.add_argument(
         "--valid-splits", default="valid",
         help="comma-separated held-out splits whose loss each evaluation logs; the first also gives "
@@ -445,7 +445,7 @@ class Trainer:
                             "tok_s": round(n_tokens / dt),
                         }
                     )
-                if p.step % a.eval_every == 0 and self.rank == 0:
+                if a.eval_every and p.step % a.eval_every == 0 and self.rank == 0:
                     result = self.evaluate()
                     self.log(
                         f"step {p.step}: valid loss {result['valid_loss']:.3f}"
