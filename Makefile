@@ -46,7 +46,7 @@ browser-deps:  ## Debian's Chromium for the real-browser tests (Playwright drive
 	  if [ "$$(id -u)" = 0 ]; then apt-get update -qq && apt-get install -y -qq chromium >/dev/null; \
 	  else sudo apt-get update -qq && sudo apt-get install -y -qq chromium >/dev/null; fi; }
 
-test: $(DEV_STAMP) browser-deps  ## install everything and run the tests
+test: $(DEV_STAMP) browser-deps nginx-deps  ## install everything and run the tests
 	$(PY) -m ruff check .
 	$(PY) -m pytest -q --durations=15 -n 2 --dist loadscope
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 import contextlib
 import gzip
 import os
+import re
 import shutil
 import signal
 import subprocess
@@ -40,6 +41,12 @@ def test_each_worker_gets_a_share_of_the_cores(monkeypatch):
     env = serve.worker_env(2)
     assert env["OMP_NUM_THREADS"] == str(max(1, (os.cpu_count() or 1) // 2))
     assert env["ATLAS_MODEL_SLOTS"] == "1"
+
+
+def test_make_test_installs_nginx_so_that_the_class_test_below_runs_on_a_clean_machine():
+    makefile = (ROOT / "Makefile").read_text(encoding="utf-8")
+    prerequisites = re.search(r"^test:([^#\n]*)", makefile, re.MULTILINE).group(1).split()
+    assert {"browser-deps", "nginx-deps"} <= set(prerequisites), prerequisites
 
 
 @pytest.mark.skipif(
