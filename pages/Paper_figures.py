@@ -69,14 +69,12 @@ with figure3:
 st.header("Figure 4: anaphora resolution")
 st.markdown(
     "The paper's Figure 4 shows two heads of layer 5 that seem to resolve the pronoun **its** to the noun "
-    "it refers to, **Law**: from *its* almost all their attention goes to *Law*. Top: every line of one "
-    "head. Bottom: only the lines leaving *its*, for two heads. We pick the heads of this layer that link "
-    "*its* to *Law* most strongly (change them below)."
+    "it refers to, **Law**: from *its* their attention goes to *Law* and to *application*. Top: every line "
+    "of one head. Bottom: only the lines leaving *its*, for two heads. We pick the heads of this layer that "
+    "link *its* to *Law* most strongly (change them below)."
 )
-link4 = evidence.link(tr4, "its", ("Law",), layer)
-st.markdown(
-    evidence.verdict(link4, sel, "two heads of layer 5 give almost all of *its*'s attention to *Law*.")
-)
+for said in evidence.figure4_verdicts(tr4, sel, layer):
+    st.markdown(said)
 figures.figure4(tr4)
 
 st.header("Figure 5: heads that follow sentence structure")

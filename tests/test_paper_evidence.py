@@ -38,6 +38,13 @@ def test_a_link_some_head_makes_is_called_present_where_it_is():
     assert evidence.SHOWN <= 0.8 and evidence.verdict(_link(evidence.SHOWN), SEL, "…").count("does show") == 1
 
 
+def test_a_sentence_without_the_figures_words_is_measured_on_its_first_two_words_and_says_so():
+    trace = model_io.trace(model_io.loaded().model_id, "The cat sat on its mat.", target_ids=())
+    said = evidence.figure4_verdicts(trace, SEL, 4)
+    assert len(said) == 1 and "lacks *its* or *Law*" in said[0]  # has "its", not "Law": not measured as if
+    assert "does show" not in said[0] and "0." not in said[0].split("**This model:**")[1]
+
+
 def test_the_pronoun_check_says_resolved_only_when_the_head_moves():
     moves = evidence.Pronoun(HeadScore(0, 2, 0.6), animal=(0.6, 0.1), street=(0.1, 0.5))
     stays = evidence.Pronoun(HeadScore(0, 2, 0.45), animal=(0.45, 0.42), street=(0.08, 0.08))
@@ -68,6 +75,13 @@ def test_the_page_states_the_numbers_of_the_loaded_model(page):
         said = next(m for m in shown if m.startswith("**The paper:**") and f"*{query}* →" in m)
         assert said.endswith(evidence.verdict(found, sel, "").split("**This model:** ", 1)[1])
         assert ("does show" in said) == (found.anywhere.weight >= evidence.SHOWN)  # no overclaiming
+    trace = model_io.trace(model_id, figures45, target_ids=())
+    for key, _ in evidence.FIGURE4:  # both of Figure 4's links, each with the loaded model's numbers
+        found = evidence.link(trace, "its", (key,), layer)
+        said = next(m for m in shown if m.startswith("**The paper:**") and f"*its* → *{key}*" in m)
+        assert evidence.verdict(found, sel, "").split("**This model:** ", 1)[1] in said
+    application = next(m for m in shown if "*its* → *application*" in m)
+    assert "the word right after *its*" in application  # "its application": a neighbour, not a reference
     check = evidence.pronoun(model_id)
     assert check is None or evidence.pronoun_text(check, sel) in shown
     assert any("strongest evidence, anywhere" in c.proto.spec for c in page.get("plotly_chart"))

@@ -42,12 +42,41 @@ def positions(trace: Trace, texts: tuple[str, ...]) -> tuple[int, ...]:
 def link(trace: Trace, query: str, keys: tuple[str, ...], layer: int) -> Link:
     """The strongest query -> keys weights of the encoder self-attention (keys' pieces summed)."""
     q, k = positions(trace, (query,)), positions(trace, keys)
-    if not q or not k:  # e.g. the reader's own sentence has no "its": measure the first two words
+    found = bool(q and k)
+    if not found:  # e.g. the reader's own sentence has no "its": measure the first two words
         first = words(trace.src_pieces)
         q, k = first[0].positions, first[min(1, len(first) - 1)].positions
     ranking = rank_heads(trace, q, k)
     in_layer = next(s for s in ranking if s.layer == layer)
-    return Link(query, " ".join(keys), layer, in_layer, ranking[0], found=bool(positions(trace, (query,))))
+    return Link(query, " ".join(keys), layer, in_layer, ranking[0], found=found)
+
+
+# The two links of the paper's Figure 4, from "its": to the noun it refers to, and to the noun it belongs to.
+FIGURE4 = (
+    ("Law", "two heads of layer 5 give almost all of *its*'s attention to *Law*."),
+    ("application", "the same heads also give *its* a sharp weight on *application*."),
+)
+
+
+def next_word(trace: Trace, query: str, key: str) -> bool:
+    """Whether `key` is the word right after `query` (a head that looks one word ahead links them too)."""
+    q, k = find_word(trace.src_pieces, query), find_word(trace.src_pieces, key)
+    return bool(q and k and k.positions[0] == q.positions[-1] + 1)
+
+
+def figure4_verdicts(trace: Trace, sel: Selection, layer: int) -> list[str]:
+    """The verdict on each of Figure 4's links (one, if the sentence lacks them: the fallback once)."""
+    said = []
+    for key, paper in FIGURE4:
+        found = link(trace, "its", (key,), layer)
+        text = verdict(found, sel, paper)
+        if found.found and next_word(trace, "its", key):
+            text += (f" *{key}* is the word right after *its*: a head that looks at the next word gives it "
+                     "this weight too, so a high weight here measures position, not reference.")
+        said.append(text)
+        if not found.found:
+            break
+    return said
 
 
 def default_position(pieces: list[str], word: str, fallback: int = 0) -> int:
@@ -68,8 +97,8 @@ def verdict(found: Link, sel: Selection, paper: str) -> str:
     """
     pair = f"*{found.query}* → *{found.keys}*"
     if not found.found:
-        return (f"**The paper:** {paper} **This model:** your sentence has no *{found.query}*, so the "
-                "numbers below measure its first two words instead.")
+        return (f"**The paper:** {paper} **This model:** your sentence lacks *{found.query}* or "
+                f"*{found.keys}*, so the numbers below measure its first two words instead.")
     layer = (f"in layer {sel.show_layer(found.layer)} the strongest head ({_where(sel, found.in_layer)}) "
              f"gives {pair} a weight of {found.in_layer.weight:.2f}")
     best = found.anywhere
