@@ -133,6 +133,7 @@ def parse_args(argv=None) -> argparse.Namespace:
         "--milestones", default="",
         help="steps whose weights are kept in OUT/milestones (e.g. 0,50,200,1000): heads forming",
     )  # fmt: skip
+    # DEVIATION: the shipped model trained with bf16 autocast on its GPU (the paper does not say; fp32 here).
     p.add_argument(
         "--amp",
         choices=["none", "bf16"],
@@ -155,6 +156,7 @@ def parse_args(argv=None) -> argparse.Namespace:
         "(Adam's moments start at zero; the full rate at once made the loss jump)",
     )  # fmt: skip
     p.add_argument("--export", default="", help="average the last snapshots into this directory")
+    # DEVIATION: the shipped weights are stored as float16 (half the bytes); the app computes in float32.
     p.add_argument("--half", action="store_true", help="with --export: float16 weights (as shipped)")
     return p.parse_args(argv)
 
