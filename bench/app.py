@@ -267,7 +267,7 @@ def bench_browser(pages, runs: int, models: tuple[str, ...] = (DEFAULT_MODEL,)) 
     step-by-step page (key press on the slider -> its first figure redrawn; and -> page idle), a deep
     link to that page with a new sentence (-> its first figure drawn), the home page (-> Figure 1).
     The deep link and home are measured for each of `models` (link names; after the first, the keys
-    say which, e.g. `deep_link_wide`), each model loaded by a first visit."""
+    say which, e.g. `deep_link_numbers`), each model loaded by a first visit."""
     page = attention_page(pages)
     out: dict = {"page": page.script}
     with chromium() as browser, streamlit_server() as server:

@@ -30,7 +30,7 @@ MULTI_HEAD, INSPECTOR = PAGES / "Multi_head_attention.py", PAGES / "Head_inspect
 TIMEOUT = 300
 pytestmark = pytest.mark.timeout(900)
 # Sentences whose greedy and beam translations differ on the shipped model (on the app's default sentence
-# they agree), so that a figure drawing the wrong one fails; None: the default, no `s` in the link.
+# they agree), so that a figure drawing the wrong one fails.
 DIFFERS = PRESETS["The animal … too wide"]
 SENTENCES = [DIFFERS, PRESETS["Paper Figures 4–5 (The Law will never be perfect)"]]
 PREFIX = "Die Katze"
