@@ -9,7 +9,8 @@ trainer read:
 - ``train.en/.de``       every source's pairs repeated by its weight (``corpus.table`` weights,
                          ``--weight NAME=W`` overrides them, ``tatoeba`` included), shuffled;
                          ``numbers`` are Tatoeba's and Ding's pairs with other numbers and
-                         currency signs (``corpus.number_variants``);
+                         currency signs (``corpus.number_variants``); ``joined`` are two of
+                         them joined into one longer pair (``corpus.joined``; weight 0 unless asked);
 - ``valid-everyday``/``test-everyday``  about 1,000 Tatoeba pairs each (``corpus.tatoeba``);
 - the Debian held-out splits and the lexicon, copied; ``sources/`` for the tokenizer's counts;
 - ``stats.json``         the Debian build's statistics plus the mixture.
@@ -27,13 +28,14 @@ import random
 import shutil
 from pathlib import Path
 
-from corpus import number_variants, table, tatoeba
+from corpus import joined, number_variants, table, tatoeba
 from corpus.build import SHUFFLE_SEED, weighted
 from corpus.splits import without_held_out
 from corpus.text import Pair, side_key
 
 DEBIAN_HELD_OUT = ("valid", "test", "valid-story", "test-story", "valid-tech", "test-tech")
-DEFAULT_WEIGHTS = {"tatoeba": 2.0, "numbers": 6.0}
+DEFAULT_WEIGHTS = {"tatoeba": 2.0, "numbers": 6.0, "joined": 0.0}
+JOINED_PAIRS = 100_000
 
 
 def read_pairs(prefix: Path) -> list[Pair]:
@@ -79,6 +81,7 @@ def mix(debian: Path, out: Path, weights: dict[str, float], everyday: list[Pair]
     by_source["tatoeba"] = kept
     everyday_pairs = by_source["tatoeba"] + by_source.get("ding", [])
     by_source["numbers"] = number_variants.variants(everyday_pairs, everyday_held | debian_held)
+    by_source["joined"] = joined.joined(everyday_pairs, JOINED_PAIRS)
 
     table_weights = {s.name: s.weight for s in table.SOURCES}
     unknown = set(weights) - set(by_source)
