@@ -187,6 +187,22 @@ def test_csv_of_the_model_view_names_each_thumbnails_layer_and_head():
         assert float(weight) == shown[q, k] / 100
 
 
+def test_a_long_sentences_model_view_names_its_tokens_once_and_its_csv_still_names_them():
+    n = grids.LONG + 1  # past it, a thumbnail's cells are a pixel or two wide
+    w = softmax_rows(2, 3, n, n)
+    pieces = [f"▁w{i}" for i in range(n)]
+    fig = grids.model_view(list(w), ["layer 1", "layer 2"], heads(3), "model view",
+                           query_labels=token_labels(pieces), key_labels=token_labels(pieces))
+    assert all(t.x is None and t.y is None for t in fig.data)  # hover gives positions
+    assert "query at %{y}, key at %{x}" in fig.data[0].hovertemplate
+    assert fig.layout.meta["tokens"]["query"][3] == "3:▁w3"
+    rows = csv_rows(fig)[1:]
+    assert len(rows) == 2 * 3 * n * n and rows[n + 2][2:4] == ["1:▁w1", "2:▁w2"]
+    short = grids.model_view(list(w[:, :, :4, :4]), ["layer 1", "layer 2"], heads(3), "model view",
+                             query_labels=token_labels(pieces[:4]), key_labels=token_labels(pieces[:4]))
+    assert list(short.data[0].y)[1] == "1:▁w1" and "tokens" not in short.layout.meta  # on every one
+
+
 def test_csv_of_a_softmax_heatmap_uses_token_labels_with_positions_as_plain_text():
     pieces = ["▁The", "▁cat", "</s>"]
     weights = softmax_rows(3, 3)

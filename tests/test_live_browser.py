@@ -160,6 +160,9 @@ def hover_a_heads_grid(tab) -> None:
         "() => window.atlasLiveHover && window.atlasLiveHover.query === 1 && window.atlasLiveHover.key === 2",
         timeout=30_000,
     )
+    label = tab.locator(".st-key-mh_grid .hoverlayer .hovertext").first
+    label.wait_for(state="attached", timeout=30_000)
+    assert label.text_content().startswith("head 2")  # the head's number travels as one byte a cell
     shapes = tab.evaluate(f"() => {GRID_JS}.layout.shapes")
     lit = [[s["x0"], s["x1"], s["y0"], s["y1"]] for s in shapes if s.get("name") == "atlas-hover"]
     (n_q, n_k), cols = panels["size"], panels["grid"][1]
@@ -171,6 +174,35 @@ def hover_a_heads_grid(tab) -> None:
     assert sorted(lit) == sorted(want)
     tab.mouse.move(5, 5)  # off the figure: the lights go out
     tab.wait_for_function("() => window.atlasLiveHover.query === null", timeout=30_000)
+
+
+# What the multi-head page's typed arrays decode to in the browser: the heads grid's head numbers (its
+# hover text), the model view's thumbnails without token labels (a long sentence), W^O in 10⁻⁴ units
+TYPED_JS = """() => { const fig = (k) => document.querySelector(`.st-key-${k} .js-plotly-plot`)._fullData;
+  const grid = fig('mh_grid')[0], views = fig('mh_model_view'), wo = fig('mh_concat')[1];
+  return {first: Number(grid.text[0][0]), views: views.length, rows: views[0].z.length,
+          hover: views[0].hovertemplate, wo: Array.from(wo.z[0]).slice(0, 4)}; }"""
+
+
+def test_a_long_sentence_draws_the_multi_head_page_from_typed_arrays(browser):
+    from urllib.parse import quote
+
+    from server import CAP_SENTENCE
+
+    with streamlit_server() as server:
+        context = browser.new_context(viewport={"width": 1440, "height": 9000})  # every figure drawn
+        tab = context.new_page()
+        tab.js_errors, tab.dialogs = [], []
+        tab.on("pageerror", lambda err: tab.js_errors.append(str(err)))
+        open_page(tab, f"{server.url}/Multi_head_attention?s={quote(CAP_SENTENCE)}")
+        for key in ("mh_grid", "mh_model_view", "mh_concat"):
+            tab.locator(f".st-key-{key} .js-plotly-plot").first.wait_for(state="visible", timeout=TIMEOUT_MS)
+        got = tab.evaluate(TYPED_JS)
+        assert got["first"] == 1  # head 1's panel: its number, decoded from uint8
+        assert got["views"] == 48 and got["rows"] == 61 and "query at %{y}" in got["hover"]  # 60 pieces, </s>
+        assert all(isinstance(v, int) and abs(v) < 32768 for v in got["wo"]) and any(got["wo"])
+        assert_clean(tab, "a sentence at the cap")
+        context.close()
 
 
 def test_heads_layers_and_hover_switch_in_the_browser(browser):

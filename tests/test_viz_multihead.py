@@ -74,20 +74,26 @@ def test_heads_grid_hover_names_the_head_query_and_key_of_each_cell_and_gaps_hav
         for i in range(4):
             for j in range(5):
                 row, col = h // 2 * step_q + i, h % 2 * step_k + j
-                assert text[row, col] == f"head {h + 1}"
+                assert text[row, col] == h + 1  # the head's number, one byte a cell
                 # the category reads as the token's hover form, after invisible marks of its panel
                 assert trace.y[row] == grids.PANEL_MARK * (h // 2) + q_labels[i].hover
                 assert trace.x[col] == grids.PANEL_MARK * (h % 2) + k_labels[j].hover
                 assert z[row, col] == pytest.approx(w[h, i, j], rel=1e-6)
-    assert trace.hovertemplate.startswith("%{text}<br>query %{y}<br>key %{x}<br>weight = %{z:.4f}")
+    assert trace.hovertemplate.startswith("head %{text}<br>query %{y}<br>key %{x}<br>weight = %{z:.4f}")
+    assert np.asarray(trace.text).dtype == np.uint8  # sent as a typed array, not 30,000 strings
     gaps = ~np.isfinite(z)
-    assert trace.hoverongaps is False and gaps[4:step_q].all() and (text[gaps] == "").all()
+    assert trace.hoverongaps is False and gaps[4:step_q].all() and (text[gaps] == 0).all()
     # contrast: drawn relative to each head's own uniform share 1/T_k, hover gives the weight itself
     relative = relative_to_uniform(fig, "RdBu_r")
     kept = np.asarray(relative.data[0].customdata, dtype=float)
     np.testing.assert_allclose(kept, z, rtol=1e-6)
     np.testing.assert_allclose(np.asarray(relative.data[0].z, dtype=float), z * 5, rtol=1e-5)
     assert "%{customdata:.4f}" in relative.data[0].hovertemplate
+    # names that are not a prefix and a number go as they are
+    named = grids.heads_grid(w, q_labels, k_labels, ["previous", "next", "self"], "layer 5", max_cols=2)
+    text = np.asarray(named.data[0].text, dtype=object)
+    assert text[0, 0] == "previous" and text[step_q, 0] == "self" and text[gaps].tolist() == [""] * gaps.sum()
+    assert named.data[0].hovertemplate.startswith("%{text}<br>")
 
 
 def test_heads_grid_gives_a_long_sentence_two_panels_to_a_row():
@@ -196,8 +202,12 @@ def test_concat_figure_shows_concat_w_o_and_output():
     out = concat @ w_o.T  # (T, d_model)
     fig = concat_viz.concat_figure(z, concat, w_o, out, labels(3), heads(2), "t")
     np.testing.assert_allclose(np.asarray(fig.data[0].z), concat.numpy(), rtol=1e-6)
-    np.testing.assert_allclose(np.asarray(fig.data[1].z), w_o.T.numpy(), rtol=1e-6)  # (H·d_v, d_model)
-    np.testing.assert_allclose(np.asarray(fig.data[2].z), out.numpy(), rtol=1e-6)
+    # W^O (H·d_v, d_model) in units of 10⁻⁵, whole numbers in two bytes each; hover says the unit
+    w_o = w_o / 10  # a trained W^O's size (|w| < 0.33 fits int16 at that unit)
+    fig = concat_viz.concat_figure(z, concat, w_o, concat @ w_o.T, labels(3), heads(2), "t")
+    assert np.asarray(fig.data[1].z).dtype == np.int16 and "× 10⁻⁵" in fig.data[1].hovertemplate
+    np.testing.assert_allclose(np.asarray(fig.data[1].z) / 1e5, w_o.T.numpy(), atol=0.5e-5)
+    np.testing.assert_allclose(np.asarray(fig.data[2].z), (concat @ w_o.T).numpy(), rtol=1e-6)
     # each concat column names its head in the hover (x label), with no per-cell customdata
     assert list(fig.data[0].x) == [f"{j} (head {j // 4 + 1})" for j in range(8)]
     assert fig.data[0].customdata is None and "dim %{x}" in fig.data[0].hovertemplate
@@ -234,11 +244,16 @@ def test_concat_and_output_share_one_symmetric_scale_and_one_colourbar():
     bound = float(max(concat.abs().max(), out.abs().max()))
     assert shared.cmid == 0.0 and shared.cmin == pytest.approx(-bound) and shared.cmax == pytest.approx(bound)
     weights = fig.layout.coloraxis2
-    assert weights.cmid == 0.0 and weights.cmax == pytest.approx(float(w_o.abs().max())) == -weights.cmin
+    w_bound = float(w_o.abs().max()) * 1e5  # W^O's colours in its units of 10⁻⁵
+    assert weights.cmid == 0.0 and weights.cmax == pytest.approx(w_bound, abs=0.5) == -weights.cmin
+    # weights too large for int16 at that unit stay float32, still in units of 10⁻⁵
+    big = concat_viz.concat_figure(z, concat, w_o * 100, 300 * concat @ w_o.T, labels(3), heads(2), "t")
+    assert np.asarray(big.data[1].z).dtype == np.float32
+    np.testing.assert_allclose(np.asarray(big.data[1].z) / 1e5, 100 * w_o.T.numpy(), atol=0.5e-5)
     # one colourbar per colour axis, none per trace: the two vector panels show one colourbar together
     assert all(t.showscale is None and t.zmin is None and t.colorscale is None for t in fig.data)
     assert shared.showscale is not False and weights.showscale is not False
-    assert {a.colorbar.title.text for a in (shared, weights)} == {"Concat,<br>output", "W^O"}
+    assert {a.colorbar.title.text for a in (shared, weights)} == {"Concat,<br>output", "W^O (× 10⁻⁵)"}
 
 
 # ---- viz/layers.py -------------------------------------------------------------------------------

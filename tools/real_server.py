@@ -60,7 +60,8 @@ FIGURE_CALLS = ("show_figure(", "plotly_chart(", "show_figures(", "figure_with_e
 CAP_SENTENCE = (
     "It is in this spirit that a majority of American governments have passed new laws since 2009 "
     "making the registration or voting process more difficult, and the courts have said that the states "
-    "may decide how people vote in their own elections."
+    "may decide how people vote in their own elections, although many citizens and several judges think "
+    "that this is unfair."
 )
 
 

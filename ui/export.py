@@ -127,8 +127,9 @@ def weights_rows(fig: go.Figure) -> list[tuple] | None:
         if trace.type != "heatmap":
             continue
         weights = _weights(fig, trace)
-        x = _column(trace.x) or list(range(weights.shape[1] if weights.ndim == 2 else 0))
-        y = _column(trace.y) or list(range(len(weights)))
+        tokens = (fig.layout.meta or {}).get("tokens", {})  # a long sentence's thumbnails name them once
+        x = _column(trace.x) or tokens.get("key") or list(range(weights.shape[1] if weights.ndim == 2 else 0))
+        y = _column(trace.y) or tokens.get("query") or list(range(len(weights)))
         layer = _numbered(trace.name, "layer") or _numbered(title, "layer")
         head = _numbered(trace.name, "head") or (plain(trace.name) if trace.name else "")
         head = head or _numbered(title, "head")

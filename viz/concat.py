@@ -24,6 +24,18 @@ AXIS_TITLE_SHIFT = -(TICK_FONT + 28)
 # ("15 × 8·16 = 15 × 128" is twice as wide as the concat panel is there).
 TITLE_ANCHORS = ("right", "center", "left")  # concat, W^O, output
 _SUBSCRIPTS = str.maketrans("0123456789", "₀₁₂₃₄₅₆₇₈₉")
+# W^O travels in units of 10⁻⁵, as whole numbers (int16, two bytes a weight instead of float32's four):
+# at d_model = 256 it is 65,536 weights, 350 KB of a page as float32, 213 KB so (Plotly's JSON writes
+# each "/" of the base64 as 6 characters; units of 10⁻⁴ made more of them: 290 KB).
+W_UNITS = 100_000
+W_HOVER = "W^O row %{y}, column %{x}<br>value = %{z:.0f} × 10⁻⁵"
+
+
+def w_units(w: np.ndarray) -> np.ndarray:
+    """W^O in units of 10⁻⁵, rounded: int16 where it fits (|w| < 0.32767), else float32."""
+    scaled = np.rint(np.asarray(w, dtype=np.float64) * W_UNITS)
+    fits = np.abs(scaled).max(initial=0) <= np.iinfo(np.int16).max
+    return scaled.astype(np.int16 if fits else np.float32)
 
 
 def _sub(number: int) -> str:
@@ -72,11 +84,11 @@ def concat_figure(
             "token %{y}<br>dim %{x}<br>value = %{z:.4f}",
         ),
         (
-            w,
+            w_units(w),
             [0.4, 0.6],
             list(range(w.shape[0])),
             f"W^O<br>{w.shape[0]} × {w.shape[1]}",
-            "W^O row %{y}, column %{x}<br>value = %{z:.4f}",
+            W_HOVER,
         ),
         (
             o,
@@ -107,7 +119,7 @@ def concat_figure(
             cmin=-weights,
             cmax=weights,
             colorbar=dict(
-                title=dict(text="W^O", side="right"),
+                title=dict(text="W^O (× 10⁻⁵)", side="right"),
                 orientation="h",
                 thickness=10,
                 x=0.5,
@@ -227,8 +239,8 @@ def concat_figure(
 
 
 def _ranges(c: np.ndarray, w: np.ndarray, o: np.ndarray) -> tuple[float, float]:
-    """The colour ranges ± of the vectors (concat and output share one) and of W^O."""
-    return float(max(np.abs(c).max(), np.abs(o).max())) or 1.0, float(np.abs(w).max()) or 1.0
+    """The colour ranges ± of the vectors (concat and output share one) and of W^O (in units of 10⁻⁵)."""
+    return float(max(np.abs(c).max(), np.abs(o).max())) or 1.0, float(np.abs(w_units(w)).max()) or 1.0
 
 
 def concat_changes(fig: go.Figure, context: str, new_context: str, concat, w_o_weight, out) -> Change:
@@ -238,4 +250,4 @@ def concat_changes(fig: go.Figure, context: str, new_context: str, concat, w_o_w
     vectors, weights = _ranges(c, w, o)
     layout = {"coloraxis.cmin": -vectors, "coloraxis.cmax": vectors,
               "coloraxis2.cmin": -weights, "coloraxis2.cmax": weights}
-    return heatmap_data([c, w, o]), {**layout, **retitled(fig, context, new_context)}
+    return heatmap_data([c, w_units(w), o]), {**layout, **retitled(fig, context, new_context)}
