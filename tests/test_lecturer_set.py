@@ -87,6 +87,15 @@ def test_no_sentence_is_in_the_local_training_file(rows):
     _assert_no_side_in(rows, zip(en, de, strict=True), str(TRAIN))
 
 
+def test_the_dev_rows_become_a_runs_held_out_split_and_the_test_rows_do_not(tmp_path, rows):
+    lecturer_eval.main(["--write-split", str(tmp_path)])
+    en = (tmp_path / "valid-lecturer.en").read_text(encoding="utf-8").splitlines()
+    de = (tmp_path / "valid-lecturer.de").read_text(encoding="utf-8").splitlines()
+    dev = [r for r in rows if r.split == "dev"]
+    assert list(zip(en, de)) == [(r.en, r.de) for r in dev] and len(dev) >= 30
+    assert not set(en) & {r.en for r in rows if r.split == "test"}
+
+
 def test_load_names_a_malformed_line(tmp_path):
     bad = tmp_path / "bad.tsv"
     bad.write_text("id\tcategory\tsplit\ten\tde\nx1\tquestion\tdev\tonly four fields\n", encoding="utf-8")

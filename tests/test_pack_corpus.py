@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import collections
 
-from training.pack_corpus import SPLITS, pack, unpack
+from training.pack_corpus import OPTIONAL, SPLITS, pack, unpack
 
 
 def _pairs(folder, split):
@@ -33,3 +33,10 @@ def test_unpacking_gives_the_same_pairs_with_their_repeats(tmp_path):
     assert _pairs(tmp_path / "back", "train")[("The cat.", "Die Katze.")] == 2
     for split in SPLITS:
         assert _pairs(tmp_path / "back", split) == _pairs(corpus, split)
+    assert not (tmp_path / "back" / f"{OPTIONAL[0]}.en").exists()  # not in the corpus: not packed
+    # an optional split the corpus has travels too
+    (corpus / f"{OPTIONAL[0]}.en").write_text("A long one.\n", encoding="utf-8")
+    (corpus / f"{OPTIONAL[0]}.de").write_text("Ein langer.\n", encoding="utf-8")
+    pack(corpus, tmp_path / "d.tar.xz")
+    unpack(tmp_path / "d.tar.xz", tmp_path / "again")
+    assert _pairs(tmp_path / "again", OPTIONAL[0]) == collections.Counter([("A long one.", "Ein langer.")])

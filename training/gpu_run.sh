@@ -45,9 +45,11 @@ elif [ -n "$INIT" ]; then
   FROM=(--init "$INIT" --start-step "$START" --rewarm-steps "$REWARM")
 fi
 mkdir -p runs/w256 && echo "$TOKENS" > runs/w256/max-tokens.txt
+VALID=valid-everyday,valid,valid-tech
+[ -f data/corpus/valid-lecturer.en ] && VALID=$VALID,valid-lecturer  # packed with the corpus when it has it
 WIDE=(--corpus data/corpus --spm "$SPM" --d-model 256 --d-ff 1024 --n-heads 8
   --device cuda --amp bf16 --max-tokens "$TOKENS" --warmup 1500 --lr-scale 0.5 --seed "$SEED"
-  --valid-splits valid-everyday,valid,valid-tech --snapshot-minutes 100 --keep-snapshots 1 "${FROM[@]}")
+  --valid-splits "$VALID" --snapshot-minutes 100 --keep-snapshots 1 "${FROM[@]}")
 
 [ -n "$MORE" ] || python3 -m training.train "${WIDE[@]}" --out runs/smoke --steps $((START + 20)) \
   --eval-every 10 --health-sentences 20 --eval-sentences 20 2>&1 | tail -5

@@ -53,6 +53,17 @@ def load(path: str | Path = TSV) -> list[Row]:
     return rows
 
 
+def write_split(corpus: str | Path, split: str = "dev", path: str | Path = TSV) -> int:
+    """The set's `split` rows as a held-out split of a training corpus, CORPUS/valid-lecturer.en/.de, so
+    that a run logs its loss there (`training.train --valid-splits ...,valid-lecturer`); returns the
+    number of pairs. Only dev rows belong there: the test rows stay unseen until a model is judged."""
+    rows = [r for r in load(path) if r.split == split]
+    for lang in ("en", "de"):
+        text = "".join(getattr(r, lang) + "\n" for r in rows)
+        (Path(corpus) / f"valid-lecturer.{lang}").write_text(text, encoding="utf-8")
+    return len(rows)
+
+
 def corpus_scores(hypotheses: list[str], references: list[str]) -> dict:
     """BLEU and chrF of a subset (sacreBLEU defaults), without the signatures."""
     s = score(hypotheses, references)
@@ -119,6 +130,8 @@ def parse_args(argv=None) -> argparse.Namespace:
     p.add_argument("--batch-size", type=int, default=64, help="sentences per greedy batch")
     p.add_argument("--device", default="auto")
     p.add_argument("--out", default="", help="write scores and every output to this JSON file")
+    p.add_argument("--write-split", default="", metavar="CORPUS",
+                   help="only write the dev rows as CORPUS/valid-lecturer.en/.de (a run's dev split)")
     return p.parse_args(argv)
 
 
@@ -127,6 +140,10 @@ def main(argv=None) -> dict:
     from transformer.device import select_device
 
     args = parse_args(argv)
+    if args.write_split:
+        n = write_split(args.write_split, path=args.tsv)
+        print(f"wrote {n} dev pairs to {args.write_split}/valid-lecturer.en/.de")
+        return {"written": n}
     if args.beam is not None and args.beam < 0:
         raise SystemExit("--beam must be 0 (greedy only) or more")
     rows = [r for r in load(args.tsv) if args.split == "all" or r.split == args.split]

@@ -20,6 +20,7 @@ from pathlib import Path
 
 SPLITS = ("train", "lexicon", "valid", "valid-everyday", "valid-tech", "valid-story", "test", "test-everyday",
           "test-tech", "test-story")  # fmt: skip
+OPTIONAL = ("valid-lecturer",)  # packed where the corpus has it (the lecturer set's dev rows)
 
 
 def _lines(path: Path) -> list[str]:
@@ -36,7 +37,7 @@ def _add(tar: tarfile.TarFile, name: str, lines: list[str]) -> None:
 def pack(corpus: Path, archive: Path) -> None:
     archive.parent.mkdir(parents=True, exist_ok=True)
     with tarfile.open(archive, "w:xz", preset=9) as tar:
-        for split in SPLITS:
+        for split in SPLITS + tuple(s for s in OPTIONAL if (corpus / f"{s}.en").is_file()):
             en, de = _lines(corpus / f"{split}.en"), _lines(corpus / f"{split}.de")
             if split == "train":
                 counts = collections.Counter(zip(en, de, strict=True))
