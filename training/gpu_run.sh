@@ -30,7 +30,8 @@ export PYTHONUNBUFFERED=1
 nvidia-smi --query-gpu=name,memory.total,driver_version --format=csv,noheader
 python3 -c 'import torch, sentencepiece, sacrebleu, safetensors; print("torch", torch.__version__)'
 MORE=${MORE:-}
-[ -n "$MORE" ] || python3 -m training.pack_corpus unpack .gpu/corpus.tar.xz data/corpus
+PACK=${PACK:-.gpu/corpus.tar.xz}  # another packed corpus (carried), e.g. .gpu/corpus-joined.tar.xz
+[ -n "$MORE" ] || python3 -m training.pack_corpus unpack "$PACK" data/corpus
 
 TOKENS=16000
 FROM=()
