@@ -123,11 +123,11 @@ def weights_rows(fig: go.Figure) -> list[tuple] | None:
     if panels is not None:  # a heads grid: one heatmap of a panel per head
         return _grid_rows(fig, panels)
     rows = []
+    tokens = (fig.layout.meta or {}).get("tokens", {})  # a long sentence's thumbnails name them once
     for trace in fig.data:
         if trace.type != "heatmap":
             continue
         weights = _weights(fig, trace)
-        tokens = (fig.layout.meta or {}).get("tokens", {})  # a long sentence's thumbnails name them once
         x = _column(trace.x) or tokens.get("key") or list(range(weights.shape[1] if weights.ndim == 2 else 0))
         y = _column(trace.y) or tokens.get("query") or list(range(len(weights)))
         layer = _numbered(trace.name, "layer") or _numbered(title, "layer")

@@ -71,6 +71,7 @@ def concat_figure(
         raise ValueError("labels and head names must match the tokens and heads")
     if not np.allclose(np.concatenate(list(zh), axis=1), c, atol=1e-5):
         raise ValueError("concat is not the head outputs side by side")
+    w_shown = w_units(w)  # (H·K, D) in units of 10⁻⁵
     # The concat's x labels name each dimension's head (hover: "dim 17 (head 2)"). A customdata
     # matrix would repeat the head name in every cell: 78 kB of a 60-token figure.
     concat_dims = [f"{j} ({head_names[j // d_v]})" for j in range(c.shape[1])]
@@ -84,7 +85,7 @@ def concat_figure(
             "token %{y}<br>dim %{x}<br>value = %{z:.4f}",
         ),
         (
-            w_units(w),
+            w_shown,
             [0.4, 0.6],
             list(range(w.shape[0])),
             f"W^O<br>{w.shape[0]} × {w.shape[1]}",
@@ -102,7 +103,7 @@ def concat_figure(
     # makes their colours comparable. W^O holds weights, about ten times smaller than the vectors
     # (0.2 against 2 in the shipped model): on the same scale it would be blank, so it has its own axis
     # and colourbar, under its panel.
-    vectors, weights = _ranges(c, w, o)
+    vectors, weights = _ranges(c, w_shown, o)
     colour_axes = ("coloraxis", "coloraxis2", "coloraxis")  # concat, W^O, output
     data, annotations = [], []
     layout: dict = {
@@ -238,16 +239,17 @@ def concat_figure(
     return fig
 
 
-def _ranges(c: np.ndarray, w: np.ndarray, o: np.ndarray) -> tuple[float, float]:
-    """The colour ranges ± of the vectors (concat and output share one) and of W^O (in units of 10⁻⁵)."""
-    return float(max(np.abs(c).max(), np.abs(o).max())) or 1.0, float(np.abs(w_units(w)).max()) or 1.0
+def _ranges(c: np.ndarray, w_shown: np.ndarray, o: np.ndarray) -> tuple[float, float]:
+    """The colour ranges ± of the vectors (concat and output share one) and of W^O as drawn (`w_units`)."""
+    return float(max(np.abs(c).max(), np.abs(o).max())) or 1.0, float(np.abs(w_shown).max()) or 1.0
 
 
 def concat_changes(fig: go.Figure, context: str, new_context: str, concat, w_o_weight, out) -> Change:
     """What changes in a `concat_figure` drawn for `context` (e.g. "layer 1 of 6") to show another
     layer's concat (T, H·K), W^O weight (D, H·K) and output (T, D), named `new_context`."""
     c, w, o = as_stack(concat, 2), as_stack(w_o_weight, 2).T, as_stack(out, 2)
-    vectors, weights = _ranges(c, w, o)
+    w_shown = w_units(w)
+    vectors, weights = _ranges(c, w_shown, o)
     layout = {"coloraxis.cmin": -vectors, "coloraxis.cmax": vectors,
               "coloraxis2.cmin": -weights, "coloraxis2.cmax": weights}
-    return heatmap_data([c, w_units(w), o]), {**layout, **retitled(fig, context, new_context)}
+    return heatmap_data([c, w_shown, o]), {**layout, **retitled(fig, context, new_context)}

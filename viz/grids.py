@@ -55,6 +55,7 @@ def _grid_figure(
     percent: bool = False,
     tick_angle: float = -60,
     top: int = 100,
+    token_hover: bool = True,
 ) -> go.Figure:
     """Small attention heatmaps on a grid, one trace and one x/y axis pair each, one shared colour bar
     (the model view's thumbnails); blocks: (row, col, (T_q, T_k), name).
@@ -72,47 +73,54 @@ def _grid_figure(
     value = "weight ≈ %{z}%" if percent else "weight = %{z:.4f}"
     x, x_ticks = axis_labels(key_labels)  # ticks read as words, hover names the piece and position
     y, y_ticks = axis_labels(query_labels)
+    meta = {"kind": WEIGHTS_META, "unit": 100.0 if percent else 1.0}
+    # Without `token_hover` the traces carry no token labels (hover gives positions) and the figure names
+    # the tokens once, for the CSV (`ui.export`): 48 thumbnails of a long sentence repeated them 48 times.
+    where = "query %{y}<br>key %{x}" if token_hover else "query at %{y}, key at %{x}"
+    labels = dict(x=x, y=y) if token_hover else {}
+    if not token_hover:
+        meta["tokens"] = {"query": y, "key": x}
     for i, (r, c, z, name) in enumerate(blocks):
         suffix = "" if i == 0 else str(i + 1)
         x0, x1 = c / cols + gap / 2, (c + 1) / cols - gap / 2
         y1, y0 = 1 - r / rows - gap / 2, 1 - (r + 1) / rows + gap / 2
+        x_shown, y_shown = show_ticks and r == rows - 1, show_ticks and c == 0  # tick labels drawn
         data.append(
             dict(
                 type="heatmap",
                 z=z,
-                x=x,
-                y=y,
+                **labels,
                 coloraxis="coloraxis",
                 xaxis=f"x{suffix}",
                 yaxis=f"y{suffix}",
                 name=name,
-                hovertemplate=f"{name}<br>query %{{y}}<br>key %{{x}}<br>{value}<extra></extra>",
+                hovertemplate=f"{name}<br>{where}<br>{value}<extra></extra>",
             )
         )
         layout[f"xaxis{suffix}"] = dict(
             domain=[x0, x1],
             anchor=f"y{suffix}",
             type="category",
-            showticklabels=show_ticks and r == rows - 1,
+            showticklabels=x_shown,
             tickangle=tick_angle,
             tickfont=dict(size=GRID_TICK_FONT),
             constrain="domain",
             automargin=False,  # margins sized below (viz.heatmap.fixed_margins)
-            **(x_ticks if show_ticks and r == rows - 1 else {}),  # hidden labels need no tick arrays
+            **(x_ticks if x_shown else {}),  # hidden labels need no tick arrays
         )
         layout[f"yaxis{suffix}"] = dict(
             domain=[y0, y1],
             anchor=f"x{suffix}",
             type="category",
             autorange="reversed",
-            showticklabels=show_ticks and c == 0,
+            showticklabels=y_shown,
             tickfont=dict(size=GRID_TICK_FONT),
             automargin=False,
             scaleanchor=f"x{suffix}",
             scaleratio=1,
             constrain="domain",
             constraintoward="top",  # right under its name: a narrow panel's spare height goes below it
-            **(y_ticks if show_ticks and c == 0 else {}),
+            **(y_ticks if y_shown else {}),
         )
         annotations.append(
             dict(
@@ -150,7 +158,7 @@ def _grid_figure(
         margin=margin,
         plot_bgcolor="#f0f0f0",
         annotations=annotations,
-        meta={"kind": WEIGHTS_META, "unit": 100.0 if percent else 1.0},
+        meta=meta,
     )
     return go.Figure(data=data, layout=layout)
 
@@ -405,6 +413,7 @@ def model_view(
         gap=0.012,
         percent=True,
         top=110,
+        token_hover=max(z.shape[2:]) <= LONG,  # past it a cell is a pixel or two wide: positions suffice
     )
     # Name rows and columns once instead of on every thumbnail.
     fig.layout.annotations = [
@@ -434,13 +443,5 @@ def model_view(
         for layer in range(n_layers)
     ]
     # Thumbnails of patterns: no token labels by design (tests/test_tick_labels.py reads this mark).
-    meta = {**fig.layout.meta, "thumbnails": True}
-    if max(z.shape[2:]) > LONG:
-        # A long sentence's cells are a pixel or two wide: hover gives positions, and the token names
-        # travel once (for the CSV) instead of on each of the 48 thumbnails (100 KB at 60 pieces).
-        meta["tokens"] = {"query": list(fig.data[0].y), "key": list(fig.data[0].x)}
-        for trace in fig.data:
-            hover = trace.hovertemplate.replace("query %{y}<br>key %{x}", "query at %{y}, key at %{x}")
-            trace.update(x=None, y=None, hovertemplate=hover)
-    fig.update_layout(meta=meta)
+    fig.update_layout(meta={**fig.layout.meta, "thumbnails": True})
     return fig
