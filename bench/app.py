@@ -56,8 +56,7 @@ from real_server import (  # noqa: E402  (tools/real_server.py: the app's server
     wait_idle,
 )
 
-from ui.frame import DEFAULT_MODEL, SHIPPED_MODELS  # noqa: E402
-from ui.home import PLOTLY_PRELOAD_KEY  # noqa: E402
+from ui.frame import DEFAULT_MODEL, PLOTLY_PRELOAD_KEY, SHIPPED_MODELS  # noqa: E402
 from ui.presets import PRESETS  # noqa: E402
 
 NEW_SENTENCES = [
@@ -445,7 +444,7 @@ def bench_cold_paths(pages, runs: int) -> dict:
             tab = context.new_page()
             tab.goto(f"{server.url}/?s={urllib.parse.quote(NEW_SENTENCES[0])}", wait_until="domcontentloaded")
             _wait_ready(tab, HOME_TITLE)  # the page as a reader sees it before clicking: every figure drawn
-            # ... and done loading: its hidden Plotly chart (`ui.home.load_plotly`) drawn, 0.2-0.9 s after
+            # ... and done loading: its hidden Plotly chart (`ui.frame.load_plotly`) drawn, 0.2-0.9 s after
             # the figures. A click before that also waits for Plotly's script (1.4-2.2 s, not 1.0-1.1 s).
             preload = f".st-key-{PLOTLY_PRELOAD_KEY} .main-svg"
             tab.wait_for_selector(preload, state="attached", timeout=600_000)

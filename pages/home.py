@@ -10,7 +10,7 @@ import streamlit as st
 
 from ui import frame, home, lecture, state
 
-frame.header("Attention Atlas", icon=":material/map:")
+frame.header("Attention Atlas", icon=":material/map:", plotly_now=False)  # Figure 1 first
 frame.intro(
     "Watch the Transformer of *Attention Is All You Need* (Vaswani et al., 2017) translate your "
     "English sentence into German, and open up every step it takes: the real numbers of a real "
@@ -39,4 +39,4 @@ with translation or st.container():
     numbers = model_io.is_numbers()
     home.show_translation(model_io.translate(p.lm.model_id, p.src.text), reference_for(p.sel.sentence),
                           numbers, model_io.decoding_words(p.lm.decoding))  # fmt: skip
-home.load_plotly()  # last: the pages Figure 1 opens need Plotly's script; the browser loads it now
+frame.load_plotly()  # last: the pages Figure 1 opens need Plotly's script; the browser loads it now

@@ -22,6 +22,7 @@ from real_server import (  # noqa: E402
     DRAWN,
     EXCEPTION,
     FIGURE,
+    PLOTLY_CHART,
     ROOT,
     SENTENCE_BOX,
     TABS_ARGS,
@@ -41,7 +42,8 @@ from real_server import (  # noqa: E402
 )
 
 __all__ = [
-    "APP", "APP_IDLE", "ARTIFACTS", "CAP_SENTENCE", "DRAWN", "EXCEPTION", "FIGURE", "ROOT", "SENTENCE_BOX",
+    "APP", "APP_IDLE", "ARTIFACTS", "CAP_SENTENCE", "DRAWN", "EXCEPTION", "FIGURE", "PLOTLY_CHART", "ROOT",
+    "SENTENCE_BOX",
     "AppPage", "Server", "Tabs", "chromium", "TABS_ARGS", "discover_pages", "figure_elements",
     "free_port", "full_screenshot", "lecture_path", "navigation", "page_url", "screenshot_path",
     "server_rss_mb", "streamlit_command", "streamlit_server", "type_sentence", "wait_idle",

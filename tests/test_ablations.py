@@ -9,6 +9,7 @@ import math
 from pathlib import Path
 
 import pytest
+from charts import page_charts
 from streamlit.testing.v1 import AppTest
 
 from analysis.scaling import dot_products
@@ -174,7 +175,7 @@ def test_the_page_renders_every_variant():
             assert not at.exception, (variant, [e.message for e in at.exception])
             text = " ".join(m.value for m in at.markdown)
             assert f"{scores[variant]['exact_match']['mean']:.1f}%" in text, variant
-            assert len(at.get("plotly_chart")) >= 4, variant
+            assert len(page_charts(at)) >= 4, variant
             seen += 1
     assert seen >= 10
     at.text_input(key="why_phrase").set_value("<script>alert(1)</script> 🙂").run()

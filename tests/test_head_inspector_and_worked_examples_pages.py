@@ -13,6 +13,7 @@ import math
 import numpy as np
 import pytest
 import torch
+from charts import page_charts
 from streamlit.testing.v1 import AppTest
 
 from analysis import heads, worked
@@ -39,7 +40,7 @@ def _no_exception(at: AppTest) -> None:
 
 def _figure(at: AppTest, key: str) -> dict:
     """The Plotly figure rendered with `key`, as JSON."""
-    for chart in at.get("plotly_chart"):
+    for chart in page_charts(at):
         if chart.proto.id.endswith(f"-{key}"):
             return json.loads(chart.proto.spec)
     raise AssertionError(f"no chart with key {key!r}")

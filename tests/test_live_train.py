@@ -20,6 +20,7 @@ from pathlib import Path
 
 import pytest
 import torch
+from charts import page_charts
 from streamlit.testing.v1 import AppTest
 
 from tasks import toy
@@ -307,7 +308,7 @@ def _stop_everything(*tabs: AppTest) -> None:
 def test_page_before_training_shows_the_untrained_model_and_says_it_is_near_uniform():
     at = _open()
     assert [t.value for t in at.title] == ["Train it yourself"]
-    assert len(at.get("plotly_chart")) == 1 + live_train_run.RECIPE.n_layers  # loss curve + one per layer
+    assert len(page_charts(at)) == 1 + live_train_run.RECIPE.n_layers  # loss curve + one per layer
     text = " ".join(_texts(at, "markdown"))
     assert "Step 0, before any training" in text and "no alignment to read yet" in text
     assert any("Near-uniform" in c for c in _texts(at, "caption"))  # reverse, its default task
@@ -330,7 +331,7 @@ def test_page_trains_a_few_steps_and_stops():
         metrics = {m.label: m.value for m in at.metric}
         assert int(metrics["Step"].replace(",", "")) >= 10, metrics
         assert metrics["Loss"] != "–"
-        loss = at.get("plotly_chart")[0].proto.spec
+        loss = page_charts(at)[0].proto.spec
         assert "training loss" in loss
         assert any(t.startswith("**Step ") and "before any training" not in t for t in _texts(at, "markdown"))
         at.button(key="lt_stop").click().run()

@@ -6,6 +6,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+from charts import page_charts
 from streamlit.testing.v1 import AppTest
 
 from transformer.inputs import MAX_CHARS, encode_source
@@ -35,7 +36,7 @@ def test_pasted_text_over_the_limit_is_cut_with_a_message():
     assert at.session_state["atlas_selection"].sentence == pasted[:MAX_CHARS]
     said = [w for w in _warnings(at) if "more than the limit" in w]
     assert said and f"{2 * MAX_CHARS:,} characters" in said[0] and f"{MAX_CHARS:,}" in said[0]
-    assert at.get("plotly_chart") and not at.info  # the page shows the kept text, asks for nothing
+    assert page_charts(at) and not at.info  # the page shows the kept text, asks for nothing
     # The message stays until the reader edits the box again.
     _type(at, "The cat sat on the mat.")
     assert not any("more than the limit" in w for w in _warnings(at))
@@ -66,7 +67,7 @@ INSPECTOR = str(ROOT / "pages" / "Head_inspector.py")
 
 def _chart(at: AppTest, key: str) -> dict:
     """The Plotly figure the page drew with `key`, as JSON."""
-    for chart in at.get("plotly_chart"):
+    for chart in page_charts(at):
         if chart.proto.id.endswith(f"-{key}"):
             return json.loads(chart.proto.spec)
     raise AssertionError(f"no chart with key {key!r}")

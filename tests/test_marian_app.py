@@ -12,6 +12,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 import streamlit as st
+from charts import page_charts
 from server import ROOT, discover_pages
 from streamlit.testing.v1 import AppTest
 
@@ -92,7 +93,7 @@ def test_every_page_renders_on_a_full_size_marian_model(marian_app, app_page):
     if name == "Attention_step_by_step.py":
         assert "d_k = 64" in said
     if name in ("Attention_step_by_step.py", "Multi_head_attention.py", "Decoder_and_generation.py"):
-        assert at.get("plotly_chart"), "no figure drawn"
+        assert page_charts(at), "no figure drawn"
 
 
 def test_the_shipped_models_pages_still_say_relu_and_interleaved():

@@ -15,6 +15,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 import streamlit as st
+from charts import page_charts
 from streamlit.testing.v1 import AppTest
 from test_palette import caption_ends, hue_name
 
@@ -351,7 +352,7 @@ def test_paper_figures_page_head_finder_numbers_words_as_the_figures_number_toke
 def test_bad_query_params_are_clamped(page):
     at = open_page(page, layer="99", head="-4", stack="bogus", kind="nope")
     assert not at.exception
-    assert at.get("plotly_chart")
+    assert page_charts(at)
     if page != PAPER_FIGURES:
         assert at.slider(key="atlas_layer").value == 6  # clamped to the last layer, 1-based
     else:

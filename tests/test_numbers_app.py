@@ -7,6 +7,7 @@ import json
 from pathlib import Path
 
 import pytest
+from charts import page_charts
 from streamlit.testing.v1 import AppTest
 
 from transformer.pretrained import load_pretrained, snapshot_file, snapshot_steps
@@ -49,7 +50,7 @@ def test_every_page_runs_on_the_numbers_model(page, ids):
     path = ROOT / page if page == "app.py" else ROOT / "pages" / page
     at = open_page(path, model="numbers", s="forty-two")
     assert ids["numbers"] in model_caption(at)
-    assert at.get("plotly_chart") or at.get("vega_lite_chart")
+    assert page_charts(at) or at.get("vega_lite_chart")
     assert not at.warning, [w.value for w in at.warning]  # a phrase of its grammar: no off-grammar notice
 
 

@@ -9,6 +9,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from charts import page_charts
 from streamlit.testing.v1 import AppTest
 
 from viz import decoding, embeddings, grids, inspector, layers, paper
@@ -93,7 +94,7 @@ def test_every_chart_of_a_page_is_readable(page, params):
     at.query_params.update(params)
     at.run()
     assert not at.exception, [e.message for e in at.exception]
-    charts = at.get("plotly_chart")
+    charts = page_charts(at)
     assert charts
     for chart in charts:
         try:

@@ -14,6 +14,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 import streamlit as st
+from charts import page_charts
 from streamlit.testing.v1 import AppTest
 
 from transformer import decoding
@@ -58,7 +59,7 @@ def open_page(path: str, **params: str) -> AppTest:
 def charts(at: AppTest) -> dict[str, dict]:
     """Plotly specs by the key the page gave them (Streamlit ids end in '-<key>')."""
     out = {}
-    for element in at.get("plotly_chart"):
+    for element in page_charts(at):
         out[element.proto.id.rsplit("-", 1)[-1]] = json.loads(element.proto.spec)
     return out
 

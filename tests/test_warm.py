@@ -14,6 +14,7 @@ from pathlib import Path
 
 import pytest
 import streamlit as st
+from charts import page_charts
 from streamlit.testing.v1 import AppTest
 
 from analysis import heads
@@ -67,7 +68,7 @@ def test_after_the_warm_up_the_head_inspector_computes_nothing_for_a_preset(comp
     at.query_params["s"] = PRESET
     at.run()
     assert not at.exception, [e.message for e in at.exception]
-    assert at.get("plotly_chart")  # the page drew its figures
+    assert page_charts(at)  # the page drew its figures
     assert not +computed, dict(computed)  # ... and the page found all of it in the caches
 
 

@@ -33,6 +33,7 @@ ROOT = Path(__file__).resolve().parents[1]
 if str(ROOT) not in sys.path:  # imported by bench/ and tools/ scripts as well as by pytest
     sys.path.insert(0, str(ROOT))
 from attention_atlas.cli import streamlit_command  # noqa: E402
+from ui.frame import PLOTLY_PRELOAD_KEY  # noqa: E402
 
 APP = "app.py"  # the entry point: `streamlit run app.py`
 CHROMIUM = "/usr/bin/chromium"
@@ -47,9 +48,12 @@ CHROMIUM_ARGS = [
 ]
 ARTIFACTS = ROOT / "artifacts"
 SENTENCE_BOX = 'textarea[aria-label="English sentence"]'
-FIGURE = '.js-plotly-plot, [data-testid="stPlotlyChart"], [data-testid="stVegaLiteChart"]'
+# A figure of the page, not the hidden chart that loads Plotly's script (`ui.frame.load_plotly`).
+NOT_PRELOAD = f":not(.st-key-{PLOTLY_PRELOAD_KEY} *)"
+PLOTLY_CHART = f'[data-testid="stPlotlyChart"]{NOT_PRELOAD}'
+FIGURE = f'.js-plotly-plot{NOT_PRELOAD}, {PLOTLY_CHART}, [data-testid="stVegaLiteChart"]'
 # A figure actually drawn (not just its placeholder): Plotly's SVG, or Vega-Lite's (home page).
-DRAWN = '.js-plotly-plot .main-svg, [data-testid="stVegaLiteChart"] svg.marks'
+DRAWN = f'.js-plotly-plot{NOT_PRELOAD} .main-svg, [data-testid="stVegaLiteChart"] svg.marks'
 EXCEPTION = '[data-testid="stException"]'
 APP_IDLE = '[data-testid="stApp"][data-test-script-state="notRunning"]'
 # What a page's source contains when it draws a figure (directly or through ui's helper): Plotly, or

@@ -85,8 +85,9 @@ def chosen_dir() -> Path:
 HEAVY_IMPORTS = threading.Lock()
 
 
-def header(title: str, icon: str) -> None:
-    """Page config (once per run, before any other element) and the page's title.
+def header(title: str, icon: str, plotly_now: bool = True) -> None:
+    """Page config (once per run, before any other element), the page's title and, with `plotly_now`,
+    the hidden chart that has the browser load Plotly's script (`load_plotly`) while the page computes.
 
     Presenter mode starts with the sidebar folded away: on a 1024-px projector it took a third of the
     width, and the figures were drawn in what was left. Streamlit applies the setting when it changes
@@ -96,6 +97,31 @@ def header(title: str, icon: str) -> None:
     st.set_page_config(page_title=f"{title} · Attention Atlas", page_icon=icon, layout="wide",
                        initial_sidebar_state="collapsed" if state.presenter() else "auto")
     st.title(title)
+    if plotly_now:
+        load_plotly()
+
+
+# The key of a hidden Plotly chart (`load_plotly`), and its style: off screen and out of the page's
+# flow, not display: none (a chart of zero width is never drawn, and its script never loaded).
+PLOTLY_PRELOAD_KEY = "atlas_plotly_preload"
+PLOTLY_PRELOAD_CSS = ("<style>.st-key-atlas_plotly_preload { position: absolute !important; left: -10000px; "
+                      "width: 300px; height: 1px; overflow: hidden; } "
+                      # the block's wrapper too, or it keeps a gap of the page's flow under the title
+                      "[data-testid='stLayoutWrapper']:has(> .st-key-atlas_plotly_preload) "
+                      "{ position: absolute !important; }</style>")
+
+
+def load_plotly() -> None:
+    """A hidden, empty Plotly chart. Streamlit's browser side fetches and runs Plotly's 4.7 MB script
+    only when a page first shows a Plotly chart: drawn under a page's title, the browser does that
+    while the server imports PyTorch and computes (a link opened in a new browser drew its first
+    figure about 1 s sooner); at the foot of the home page, whose Figure 1 is Vega-Lite, while the
+    reader reads, so a click on Figure 1 does not wait for it."""
+    with st.container(key=PLOTLY_PRELOAD_KEY):  # its style inside it: nothing of it in the page's flow
+        st.html(PLOTLY_PRELOAD_CSS)
+        with HEAVY_IMPORTS:  # a chart: it must not meet a half-imported pandas (above)
+            st.plotly_chart({"data": [{"type": "scatter", "x": [], "y": []}]},
+                            key=f"{PLOTLY_PRELOAD_KEY}_chart", config={"staticPlot": True})
 
 
 PRESENTER_BOX = "atlas_presenter_sentence"  # the sentence box presenter mode puts under a page's title

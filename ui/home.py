@@ -114,20 +114,3 @@ def show_architecture(cfg: TransformerConfig) -> None:
         st.markdown("**Every page**")
         for part, target, what in ARCHITECTURE:  # one element each: a home page sent to a class is short
             navigation.link(target, label=f"**{part}** · {what}")
-
-
-# The key of a hidden Plotly chart at the foot of the home page (`load_plotly`), and its style: off
-# screen, not display: none (a chart of zero width is never drawn, and its script never loaded).
-PLOTLY_PRELOAD_KEY = "atlas_plotly_preload"
-PLOTLY_PRELOAD_CSS = ("<style>.st-key-atlas_plotly_preload { position: absolute !important; left: -10000px; "
-                      "width: 300px; height: 1px; overflow: hidden; }</style>")
-
-
-def load_plotly() -> None:
-    """A hidden, empty Plotly chart, so that a new session's browser loads and runs Plotly's 4.7 MB
-    script while the reader is on this page. Figure 1 is Vega-Lite; every page it links to opens with
-    a Plotly figure, and without this a first click there also waited for that script (about 0.6 s)."""
-    st.html(PLOTLY_PRELOAD_CSS)
-    with st.container(key=PLOTLY_PRELOAD_KEY):
-        st.plotly_chart({"data": [{"type": "scatter", "x": [], "y": []}]}, key=f"{PLOTLY_PRELOAD_KEY}_chart",
-                        config={"staticPlot": True})
