@@ -55,6 +55,8 @@ from real_server import (  # noqa: E402  (tools/real_server.py: the app's server
     streamlit_server,
     wait_idle,
 )
+from reference import LINE as REFERENCE_LINE  # noqa: E402  (bench/reference.py)
+from reference import machine_reference  # noqa: E402
 
 from ui.frame import DEFAULT_MODEL, PLOTLY_PRELOAD_KEY, SHIPPED_MODELS  # noqa: E402
 from ui.presets import PRESETS  # noqa: E402
@@ -488,7 +490,18 @@ def bench_cold_paths(pages, runs: int) -> dict:
             # Its weights at training step 0 (the first snapshot): an untrained model writes to the
             # length cap, the slowest translation the page can ask for (15.9 s once).
             out["numbers_decoder_step_0"] = _open_timed(browser, f"{url}&snapshot=0", decoder.title)
+        out["floor_new_session"] = floor_new_session(browser, runs)
     return out
+
+
+def floor_new_session(browser, runs: int) -> dict:
+    """The stack's floor for a new session: the bare page with six Plotly figures and no model
+    (bench/floor_page.py) opened in new browser contexts, after its first visit made its arrays. What a
+    new session waits for there is Streamlit's and Plotly's scripts loading and running in the browser."""
+    with streamlit_server(script=ROOT / "bench" / "floor_page.py") as server:
+        _open_timed(browser, server.url, FLOOR_TITLE)
+        opens = [_open_timed(browser, server.url, FLOOR_TITLE)["done_s"] for _ in range(runs)]
+    return {"runs": runs, "median_s": statistics.median(opens), "max_s": max(opens)}
 
 
 # The waits' targets: (label, where the number is in the results, target in seconds).
@@ -506,6 +519,8 @@ WAIT_TARGETS = [
      ("numbers_decoder_step_0", "done_s"), 2.0),
 ]
 HEAD_IDLE_TARGET_MS = 300
+FLOOR_TITLE = "Floor"  # bench/floor_page.py's title
+NEW_SESSION_ROWS = ("numbers_decoder", "numbers_decoder_step_0")  # reported beside the floor
 
 
 def wait_rows(cold: dict | None, browser: dict | None) -> list[tuple[str, str, str, str]]:
@@ -519,7 +534,14 @@ def wait_rows(cold: dict | None, browser: dict | None) -> list[tuple[str, str, s
         if "error" in cold or value is None:
             rows.append((label, f"<= {target:g} s", cold.get("error", "not measured"), "ERROR"))
         else:
-            rows.append((label, f"<= {target:g} s", f"{value} s", "pass" if value <= target else "MISS"))
+            floor = cold.get("floor_new_session", {}).get("median_s")
+            beside = f" ({value / floor:.2f} x floor)" if path[0] in NEW_SESSION_ROWS and floor else ""
+            result = "pass" if value <= target else "MISS"
+            rows.append((label, f"<= {target:g} s", f"{value} s{beside}", result))
+    if cold is not None and "floor_new_session" in cold:
+        f = cold["floor_new_session"]
+        rows.append(("floor: bare page, six Plotly figures, no model, new session -> ready (median)",
+                     "(reference)", f"{f['median_s']} s (max {f['max_s']}, {f['runs']} opens)", ""))
     if browser is not None:
         label = "head change on step by step -> whole page idle (median)"
         if "error" in browser:
@@ -648,6 +670,7 @@ def main() -> int:
         rows = wait_rows(cold, browser)
         print_table(rows)
         print(f"\nload average before/after: {load['load_average_before']} / {load['load_average_after']}")
+        print(f"{REFERENCE_LINE}: {machine_reference():.3f} s")
         return 0 if all(r[3] != "ERROR" for r in rows) else 1
     results["browser"] = _attempt(bench_browser, pages, args.browser_runs, tuple(args.models.split(",")))
     if args.only_browser:
