@@ -141,6 +141,7 @@ SERVER_MODULES = {
     "test_ablations_browser", "test_browser", "test_class_at_once", "test_install",
     "test_lazy_figures_browser", "test_live_browser", "test_live_train", "test_plotly_preload",
     "test_presenter_browser", "test_presenter_first_screen_browser", "test_security", "test_serve",
+    "test_warm",
 }  # fmt: skip
 
 

@@ -10,6 +10,7 @@ import collections
 import subprocess
 import sys
 import threading
+import time
 from pathlib import Path
 
 import pytest
@@ -192,3 +193,33 @@ def test_importing_it_imports_only_the_standard_library():
     out = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True, timeout=120,
                          check=True)  # fmt: skip
     assert set(ast.literal_eval(out.stdout.strip())) - sys.stdlib_module_names <= {"ui"}, out.stdout
+
+
+def test_a_page_run_by_apptest_starts_no_warm_up(monkeypatch):
+    """AppTest's runtime is a mock that passes isinstance checks: the pages (and bench/marian.py, which
+    runs them this way and measures the process's memory) must not start a warm-up under it."""
+    monkeypatch.setattr(warm, "_thread", None)
+    monkeypatch.setenv(warm.ENV, "1")
+    at = AppTest.from_string("import streamlit as st\nfrom ui import warm\nst.text(str(warm.start()))")
+    at.run()
+    assert not at.exception, [e.message for e in at.exception]
+    assert at.text[0].value == "False" and warm._thread is None
+
+
+def test_a_real_server_warms_up_after_its_first_page(browser):
+    """The other side of the check above: under `streamlit run`, as `make run` starts it, the first page
+    starts the warm-up, and the server's log says when it is done."""
+    from server import streamlit_server, wait_idle
+
+    with streamlit_server(env_extra={warm.ENV: "1"}) as server:
+        context = browser.new_context()
+        try:
+            tab = context.new_page()
+            tab.goto(server.url, wait_until="domcontentloaded")
+            wait_idle(tab, 300_000)
+            deadline = time.monotonic() + 180
+            while warm.DONE_LINE not in server.log() and time.monotonic() < deadline:
+                time.sleep(0.5)
+            assert warm.DONE_LINE in server.log(), server.log()[-2000:]
+        finally:
+            context.close()

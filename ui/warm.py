@@ -70,11 +70,12 @@ def enabled() -> bool:
 
 def _serving() -> bool:
     """Whether this process is a Streamlit server (`streamlit run`, `make run`): AppTest runs pages under
-    a stand-in runtime, and tests warm up by calling `warm_up` themselves."""
+    a stand-in runtime, and tests warm up by calling `warm_up` themselves. The stand-in is a mock made
+    to pass `isinstance(..., Runtime)` (unittest.mock's `spec`), so the type itself is compared."""
     try:
         from streamlit.runtime import Runtime
 
-        return Runtime.exists() and isinstance(Runtime.instance(), Runtime)
+        return Runtime.exists() and type(Runtime.instance()) is Runtime
     except Exception:  # noqa: BLE001 - a Streamlit without these names: no warm-up, never an error
         return False
 
