@@ -7,9 +7,9 @@
 # first checking the whole path with a 20-step run. With INIT (a model directory, carried) and START (the step
 # its weights were trained to; the shipped model: INIT=pretrained START=9384) it goes on from those weights instead, its rate re-warmed over REWARM steps.
 # `training.gpu_probe` first times batch sizes and profiles a step (OUT/profile.txt); the fastest size
-# is used. It writes to $OUT: the weights as fp16 in two files
-# (a file coming back may hold at most 16 MiB), config.json, log.jsonl and train.log. Join the halves
-# with `python -m training.join_halves`.
+# is used. It writes to $OUT: the weights as fp16 in parts (a file coming back may hold at most 16 MiB:
+# two for the 16,000-piece model, three for 32,000 pieces), config.json, log.jsonl and train.log. Join
+# them with `python -m training.send_weights join`.
 # The device copies at most 64 MiB of working tree: with the corpus and a model folder carried, take the
 # large tracked files it does not need out of git's index for the call (`git rm -r --cached -q
 # pretrained/ablations pretrained/numbers corpus/tatoeba`, the same paths in .git/info/exclude), then
@@ -27,7 +27,8 @@ SEED=${SEED:-1}
 SPM=${SPM:-pretrained/spm.model}  # another tokenizer (carried, e.g. .gpu/spm32k.model) only from scratch
 mkdir -p "$OUT"
 export PYTHONUNBUFFERED=1
-nvidia-smi --query-gpu=name,memory.total,driver_version --format=csv,noheader
+DEVICE=${DEVICE:-cuda}  # DEVICE=cpu: the whole path rehearsed here, slowly (no GPU check, no CUDA test)
+[ "$DEVICE" = cpu ] || nvidia-smi --query-gpu=name,memory.total,driver_version --format=csv,noheader
 python3 -c 'import torch, sentencepiece, sacrebleu, safetensors; print("torch", torch.__version__)'
 MORE=${MORE:-}
 PACK=${PACK:-.gpu/corpus.tar.xz}  # another packed corpus (carried), e.g. .gpu/corpus-joined.tar.xz
@@ -49,7 +50,7 @@ mkdir -p runs/w256 && echo "$TOKENS" > runs/w256/max-tokens.txt
 VALID=valid-everyday,valid,valid-tech
 [ -f data/corpus/valid-lecturer.en ] && VALID=$VALID,valid-lecturer  # packed with the corpus when it has it
 WIDE=(--corpus data/corpus --spm "$SPM" --d-model 256 --d-ff 1024 --n-heads 8
-  --device cuda --amp bf16 --max-tokens "$TOKENS" --warmup 1500 --lr-scale 0.5 --seed "$SEED"
+  --device "$DEVICE" --amp "$([ "$DEVICE" = cpu ] && echo none || echo bf16)" --max-tokens "$TOKENS" --warmup 1500 --lr-scale 0.5 --seed "$SEED"
   --valid-splits "$VALID" --snapshot-minutes 100 --keep-snapshots 1 "${FROM[@]}")
 
 [ -n "$MORE" ] || python3 -m training.train "${WIDE[@]}" --out runs/smoke --steps $((START + 20)) \
@@ -57,25 +58,9 @@ WIDE=(--corpus data/corpus --spm "$SPM" --d-model 256 --d-ff 1024 --n-heads 8
 python3 -m training.train "${WIDE[@]}" --out runs/w256 --minutes "$MINUTES" --cooldown-minutes "$COOL" \
   --eval-every "${EVAL_EVERY:-2000}" 2>&1 | tee "$OUT/train.log"
 
-python3 - "$OUT" <<'EOF'
-import sys
-from pathlib import Path
-
-from safetensors.torch import load_file, save_file
-
-out = Path(sys.argv[1])
-snapshot = sorted(Path("runs/w256/snapshots").glob("step_*.safetensors"))[-1]
-state = {k: v.half().contiguous() for k, v in load_file(str(snapshot)).items()}
-halves = {"a": [], "b": []}  # balanced by bytes: each file under the 16 MiB a returned file may hold
-for key in sorted(state, key=lambda k: -state[k].numel()):
-    lighter = min(halves, key=lambda h: sum(state[k].numel() for k in halves[h]))
-    halves[lighter].append(key)
-for name, part in halves.items():
-    save_file({k: state[k] for k in part}, str(out / f"weights-{name}.safetensors"), {"snapshot": snapshot.name})
-print("saved", snapshot.name, sum(v.numel() for v in state.values()), "parameters")
-EOF
-cp runs/w256/config.json runs/w256/log.jsonl "$OUT"/
+python3 -m training.send_weights split "$(ls runs/w256/snapshots/step_*.safetensors | sort | tail -1)" "$OUT"
+for f in config.json log.jsonl; do [ ! -f "runs/w256/$f" ] || cp "runs/w256/$f" "$OUT"/; done  # no log before step 50
 
 # The CUDA path once (`make test-cuda` without the venv): model, decoding, trace, a step, GPU vs CPU, on
 # the carried model folder; not again after MORE=1 (the first call ran it, and no folder was named).
-[ -n "$MORE" ] || timeout 60 python3 -m pytest -q -p no:cacheprovider tests/test_device.py --device cuda --device-model "${INIT:-pretrained}" 2>&1 | tail -3 | tee "$OUT/test-cuda.log"
+[ -n "$MORE" ] || [ "$DEVICE" = cpu ] || timeout 60 python3 -m pytest -q -p no:cacheprovider tests/test_device.py --device cuda --device-model "${INIT:-pretrained}" 2>&1 | tail -3 | tee "$OUT/test-cuda.log"
