@@ -52,6 +52,32 @@ def _top_k(logits: torch.Tensor, k: int) -> tuple[list[int], list[float]]:
     return top.indices.tolist(), top.values.tolist()
 
 
+@dataclass(frozen=True)
+class Tempered:
+    """The next token's distribution as sampling sees it: the model's own probabilities of its `k` most
+    probable tokens, and the same tokens' probabilities after dividing the logits by the temperature
+    and keeping only them (top-k sampling). Lists are best first, over `ids`."""
+
+    ids: list[int]
+    model: list[float]  # softmax(z) over the whole vocabulary, read at ids
+    sampled: list[float]  # softmax(z / temperature) over ids alone: sums to 1
+
+    def draw(self, seed: int) -> int:
+        """One token drawn from `sampled`, the same one for the same seed."""
+        generator = torch.Generator().manual_seed(seed)
+        return self.ids[int(torch.multinomial(torch.tensor(self.sampled), 1, generator=generator))]
+
+
+def tempered(logits: torch.Tensor, temperature: float, k: int) -> Tempered:
+    """logits: (V,) -> top-k sampling's distribution at `temperature` (> 0). Temperature 1 keeps the
+    model's proportions among the k; below 1 sharpens them towards the greedy choice, above 1 flattens."""
+    if temperature <= 0:
+        raise ValueError("temperature must be positive (0 would be greedy decoding)")
+    ids, model = _top_k(logits, k)
+    sampled = (logits.float()[ids] / temperature).softmax(dim=-1)  # (k,)
+    return Tempered(ids, model, sampled.tolist())
+
+
 @torch.no_grad()
 def decoding_step(model: Transformer, src_ids: list[int], tgt_ids: list[int], k: int = 10) -> DecodeStep:
     """Run the model on (source, decoder input) and keep what the newest position computes.

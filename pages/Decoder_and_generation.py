@@ -65,7 +65,8 @@ def decoder_view() -> None:
         "one. Thanks to the causal mask, earlier positions never change, so each step only adds one new "
         "row to every attention matrix: the row of the newest query, shown below. Press a candidate "
         "instead to **force** it, as training does with the right German (teacher forcing), and compare "
-        "where the model goes from there with where it goes on its own." + view.start_words(v)
+        "where the model goes from there with where it goes on its own. Or let it **sample**: draw the "
+        "next token at random, in proportion to its probability after a temperature." + view.start_words(v)
     )
     view.generating(v)
 

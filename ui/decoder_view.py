@@ -11,7 +11,7 @@ import streamlit as st
 from analysis.decoding import step_from_trace, step_limit
 from attention_atlas.decoder_input import DecoderInput
 from transformer.trace import Trace
-from ui import decoder_live, decoder_reads, forcing, generation, state, url_state
+from ui import decoder_live, decoder_reads, forcing, generation, sampling, state, url_state
 from ui import model as model_io
 from ui.forcing import Forcing
 from ui.generation import TOP_K
@@ -128,8 +128,13 @@ def generating(v: View) -> None:
     finished = bool(prefix) and prefix[-1] == p.lm.tokenizer.eos_id
     at_limit = len(prefix) >= step_limit(p.lm.model, len(p.src.ids))
 
+    settings = sampling.controls() if not (finished or at_limit) else None  # None: greedy
+    drawn = sampling.draw(step_tr, settings) if settings else None
+
     def _append(token_id: int) -> None:
         st.session_state[key] = [*st.session_state.get(key, []), token_id]
+        if drawn is not None:
+            sampling.taken()
 
     def _reset() -> None:
         st.session_state[key] = list(start)
@@ -137,7 +142,8 @@ def generating(v: View) -> None:
     # A row of buttons each as wide as its label: in a sixth of the 560-px column (1024 px wide, the
     # sidebar open) "Next token" was cut to "Next to…".
     buttons = st.container(horizontal=True)
-    buttons.button("Next token", key="dec_next", on_click=_append, args=(step.next_id,),
+    next_id = drawn.token_id if drawn else step.next_id
+    buttons.button("Next token", key="dec_next", on_click=_append, args=(next_id,),
                    disabled=finished or at_limit, type="primary")  # fmt: skip
     buttons.button("Reset", key="dec_reset", on_click=_reset, disabled=len(prefix) == len(start))
     st.text(f"Decoder input after {len(prefix) - len(start)} step(s): " + " ".join(step_tr.tgt_pieces))
@@ -164,6 +170,9 @@ def generating(v: View) -> None:
             "vocabulary. The highlighted bar is the one greedy decoding appends.",
             displayed=True,
         )
+        if drawn is not None:
+            pieces = [p.lm.tokenizer.id_to_piece(i) for i in drawn.dist.ids]
+            sampling.show(drawn, pieces, p.colors, v.sel.pieces)
     st.markdown("The newest query's new row in each attention (one tab at a time):")
     tabs = st.tabs(list(ROW_TABS), key="dec_rows", on_change="rerun")
     for tab, (name, kind, one_layer) in zip(tabs, ROW_TABS.values()):

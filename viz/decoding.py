@@ -142,6 +142,29 @@ def topk_bar(
     return fig
 
 
+def tempered_bars(pieces: list[str], model: list[float], sampled: list[float], temperature: float,
+                  title: str, colors: tuple[str, str] = ("#9aa5b1", "#1f77b4"), drawn: int | None = None,
+                  show_pieces: bool = False) -> go.Figure:  # fmt: skip
+    """The k candidates' probabilities before (the model's softmax) and after temperature and top-k
+    (what sampling draws from), side by side, most probable on top; `drawn` marks the drawn one."""
+    if not len(pieces) == len(model) == len(sampled):
+        raise ValueError(f"{len(pieces)} pieces for {len(model)} and {len(sampled)} probabilities")
+    labels = [f"{i + 1}. {readable(p if show_pieces else word(p))}" + (" ← drawn" if i == drawn else "")
+              for i, p in enumerate(pieces)]  # fmt: skip
+    fig = go.Figure()
+    series = (("the model's probability (temperature 1, whole vocabulary)", model, colors[0]),
+              (f"sampled from: temperature {temperature:g}, these {len(pieces)} only", sampled, colors[1]))
+    for name, probs, color in series:
+        fig.add_trace(go.Bar(x=list(probs), y=labels, orientation="h", name=name, marker_color=color,
+                             text=[f"{p:.1%}" for p in probs], textposition="outside",
+                             hovertemplate="%{y}<br>P = %{x:.4f}<extra>" + name + "</extra>"))  # fmt: skip
+    fig.update_yaxes(autorange="reversed", type="category")
+    fig.update_xaxes(range=[0, 1.15], tickformat=".0%", title="probability of being the next token")
+    fig.update_layout(title=title, barmode="group", height=max(300, 40 * len(pieces) + 150),
+                      legend=dict(orientation="h", y=-0.25), margin=dict(l=10, r=10, t=60, b=10))  # fmt: skip
+    return fig
+
+
 def beam_rows(beam: list[dict]) -> list[dict]:
     """Beam candidates (as returned by ui.model.translate) as table rows, best first."""
     return [
