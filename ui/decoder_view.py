@@ -128,8 +128,8 @@ def generating(v: View) -> None:
     finished = bool(prefix) and prefix[-1] == p.lm.tokenizer.eos_id
     at_limit = len(prefix) >= step_limit(p.lm.model, len(p.src.ids))
 
-    settings = sampling.controls() if not (finished or at_limit) else None  # None: greedy
-    drawn = sampling.draw(step_tr, settings) if settings else None
+    settings = sampling.controls()  # None: greedy
+    drawn = sampling.draw(step_tr, settings) if settings and not (finished or at_limit) else None
 
     def _append(token_id: int) -> None:
         st.session_state[key] = [*st.session_state.get(key, []), token_id]
