@@ -15,7 +15,7 @@ from pathlib import Path
 from server import DRAWN, wait_idle
 from streamlit.testing.v1 import AppTest
 
-from ui.frame import PLOTLY_PRELOAD_KEY
+from ui.frame import PLOTLY_PRELOAD_CSS, PLOTLY_PRELOAD_KEY
 
 ROOT = Path(__file__).resolve().parents[1]
 TIMEOUT_MS = 300_000
@@ -55,6 +55,10 @@ def test_plotly_is_loaded_on_the_home_page_off_screen_and_not_again_after_a_clic
         assert tab.evaluate(PLOTLY_SCRIPTS) == 1  # the same script, not fetched again
     finally:
         context.close()
+
+
+def test_the_preloads_style_names_its_key():
+    assert PLOTLY_PRELOAD_CSS.count(f".st-key-{PLOTLY_PRELOAD_KEY}") == 2  # the block and its wrapper
 
 
 def test_every_other_page_draws_the_preload_first():

@@ -104,10 +104,11 @@ def header(title: str, icon: str, plotly_now: bool = True) -> None:
 # The key of a hidden Plotly chart (`load_plotly`), and its style: off screen and out of the page's
 # flow, not display: none (a chart of zero width is never drawn, and its script never loaded).
 PLOTLY_PRELOAD_KEY = "atlas_plotly_preload"
-PLOTLY_PRELOAD_CSS = (f"<style>.st-key-{PLOTLY_PRELOAD_KEY} {{ position: absolute !important; "
+# A plain literal, as everything given to st.html is (tests/test_security.py): the key is spelt out.
+PLOTLY_PRELOAD_CSS = ("<style>.st-key-atlas_plotly_preload { position: absolute !important; "
                       "left: -10000px; width: 300px; height: 1px; overflow: hidden; } "
                       # the block's wrapper too, or it keeps a gap of the page's flow under the title
-                      f"[data-testid='stLayoutWrapper']:has(> .st-key-{PLOTLY_PRELOAD_KEY}) "
+                      "[data-testid='stLayoutWrapper']:has(> .st-key-atlas_plotly_preload) "
                       "{ position: absolute !important; }</style>")
 
 
