@@ -108,6 +108,11 @@ def layer_rows_heatmap(
     return fig
 
 
+def ranked(pieces: list[str], show_pieces: bool = False) -> list[str]:
+    """Candidates' labels, best first: "1. Haus", … (words unless `show_pieces`)."""
+    return [f"{i + 1}. {readable(p if show_pieces else word(p))}" for i, p in enumerate(pieces)]
+
+
 def topk_bar(
     pieces: list[str], probs: list[float], title: str, color: str = "#1f77b4", chosen: int | None = 0,
     show_pieces: bool = False,
@@ -120,7 +125,7 @@ def topk_bar(
     if len(pieces) != len(probs):
         raise ValueError(f"{len(pieces)} pieces for {len(probs)} probabilities")
     # The rank keeps pieces that read the same ("Haus", "▁Haus") apart; the hover names the piece.
-    labels = [f"{i + 1}. {readable(p if show_pieces else word(p))}" for i, p in enumerate(pieces)]
+    labels = ranked(pieces, show_pieces)
     colors = [color if i == chosen else "#9aa5b1" for i in range(len(pieces))]
     fig = go.Figure(
         go.Bar(
@@ -149,8 +154,8 @@ def tempered_bars(pieces: list[str], model: list[float], sampled: list[float], t
     (what sampling draws from), side by side, most probable on top; `drawn` marks the drawn one."""
     if not len(pieces) == len(model) == len(sampled):
         raise ValueError(f"{len(pieces)} pieces for {len(model)} and {len(sampled)} probabilities")
-    labels = [f"{i + 1}. {readable(p if show_pieces else word(p))}" + (" ← drawn" if i == drawn else "")
-              for i, p in enumerate(pieces)]  # fmt: skip
+    labels = ranked(pieces, show_pieces)
+    labels = [label + (" ← drawn" if i == drawn else "") for i, label in enumerate(labels)]
     fig = go.Figure()
     series = (("the model's probability (temperature 1, whole vocabulary)", model, colors[0]),
               (f"sampled from: temperature {temperature:g}, these {len(pieces)} only", sampled, colors[1]))
