@@ -113,6 +113,7 @@ def steps_view() -> None:
     if row is not None:
         st.header("One query, start to finish")
         steps.show_journey(figs, shown)
+        steps.show_neuron(figs, shown, cfg.d_k, p.colors)
     steps.switch_in_browser(p.lm.model_id, p.src.text, sel, row, shown)
 
 

@@ -79,6 +79,15 @@ def tiny_model(tiny_config) -> Transformer:
 
 
 @pytest.fixture
+def tiny_trace(tiny_model):
+    """A trace of `tiny_model` on five source and four target pieces, named like words."""
+    from transformer.trace import run_trace
+
+    pieces = (["The", "▁cat", "▁sat", ".", "</s>"], ["<s>", "▁Die", "▁Katze", "."])
+    return run_trace(tiny_model, [5, 9, 12, 7, 3], [1, 8, 6, 11], *pieces)
+
+
+@pytest.fixture
 def batch(tiny_config):
     """A source batch with padding in row 1 and a target batch with padding in row 0."""
     g = torch.Generator().manual_seed(1)

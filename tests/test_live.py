@@ -6,20 +6,15 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from transformer.trace import run_trace
 from viz import steps
 from viz.heatmap import relative_to_uniform
 from viz.labels import token_labels
 from viz.live import at_row, matrix, retitle, retitled, unpack
 
-SRC, TGT = [5, 9, 12, 7, 3], [1, 8, 6, 11]
-
 
 @pytest.fixture
-def trace(tiny_model):
-    return run_trace(
-        tiny_model, SRC, TGT, ["The", "▁cat", "▁sat", ".", "</s>"], ["<s>", "▁Die", "▁Katze", "."]
-    )
+def trace(tiny_trace):
+    return tiny_trace
 
 
 def tensors(trace, stack: str, kind: str, layer: int, head: int) -> dict:

@@ -25,6 +25,10 @@ SETTLED_JS = """() => document.querySelector('[data-testid="stApp"]')
   .getAttribute('data-test-script-state') === 'notRunning'"""
 
 
+def flat(rows: list) -> list:
+    return [v for row in rows for v in row]
+
+
 def open_page(tab, url: str) -> None:
     tab.goto(url, wait_until="domcontentloaded")
     wait_idle(tab, TIMEOUT_MS)
@@ -32,12 +36,15 @@ def open_page(tab, url: str) -> None:
     tab.wait_for_timeout(1000)  # the switcher mounted after the figures
 
 
-def step_and_compare(tab, label: str, key: str, figure: str, want_sel: str) -> dict:
+def step_and_compare(tab, label: str, key: str, figure: str, want_sel: str,
+                     also: tuple[str, ...] = ()) -> dict:
     """Press `key` on the slider `label`; the figure `figure` shows the new selection drawn by the
-    browser (before the rerun), and the same numbers and title once the server has redrawn it. Returns
-    the figures the browser changed itself for that selection (figure key -> ms)."""
+    browser (before the rerun), and the same numbers and title once the server has redrawn it; so do
+    the figures `also` (their numbers). Returns the figures the browser changed itself for that
+    selection (figure key -> ms)."""
     slider = tab.locator(f'[data-testid="stSlider"]:has-text("{label}") input[type="range"]').first
     before = tab.evaluate(SHOWN_JS, figure)
+    others = [tab.evaluate(SHOWN_JS, name) for name in also]
     slider.focus()
     slider.press(key)
     tab.wait_for_function(
@@ -48,14 +55,17 @@ def step_and_compare(tab, label: str, key: str, figure: str, want_sel: str) -> d
     live = tab.evaluate(SHOWN_JS, figure)
     assert (live["values"], live["drawn"]) != (before["values"], before["drawn"])
     assert live["title"] != before["title"]
+    others_live = [tab.evaluate(SHOWN_JS, name) for name in also]
+    assert all(o["values"] != n["values"] for o, n in zip(others, others_live))
     tab.wait_for_timeout(1500)  # the rerun started by the slider
     tab.wait_for_function(SETTLED_JS, timeout=TIMEOUT_MS)
     tab.wait_for_timeout(500)
     server = tab.evaluate(SHOWN_JS, figure)
     assert server["title"] == live["title"] and server["drawn"] == live["drawn"]
-    flat = [v for row in live["values"] for v in row]
-    ref = [v for row in server["values"] for v in row]
-    assert flat == pytest.approx(ref, rel=1e-5, abs=1e-6, nan_ok=True)
+    assert flat(live["values"]) == pytest.approx(flat(server["values"]), rel=1e-5, abs=1e-6, nan_ok=True)
+    for name, shown in zip(also, others_live):
+        server_values = flat(tab.evaluate(SHOWN_JS, name)["values"])
+        assert server_values == pytest.approx(flat(shown["values"]), rel=1e-5, abs=1e-6)
     # the figures the browser itself changed for this selection (set once, before the rerun's redraw)
     return tab.evaluate("() => window.atlasLiveDrawn.took")
 
@@ -76,10 +86,11 @@ def follow_and_compare(tab, choose, want: int, name: str) -> None:
         "(q) => window.atlasLiveDrawn && window.atlasLiveDrawn.query === q", arg=want, timeout=TIMEOUT_MS
     )
     live = tab.evaluate(SHOWN_JS, "steps_journey")
+    terms = tab.evaluate(SHOWN_JS, "steps_neuron")  # the followed query's q · k, term by term
     # drawn by the browser (the rerun may have drawn them again since: their numbers are compared below)
     took = tab.evaluate("() => window.atlasLiveDrawn.took")
-    assert {"steps_journey", "steps_pattern", "steps_mask"} <= set(took), took
-    assert live["title"].startswith(f"Query {name}:")
+    assert {"steps_journey", "steps_neuron", "steps_pattern", "steps_mask"} <= set(took), took
+    assert live["title"].startswith(f"Query {name}:") and terms["title"].startswith(f"Query {name}:")
     frames = tab.evaluate(FRAMES_JS)
     assert frames == {k: [want - 0.5] for k in frames}, frames
     tab.wait_for_timeout(1500)  # the rerun started by the box
@@ -88,6 +99,9 @@ def follow_and_compare(tab, choose, want: int, name: str) -> None:
     server = tab.evaluate(SHOWN_JS, "steps_journey")
     assert server["ours"] is None  # drawn again by the server
     assert (server["title"], server["drawn"]) == (live["title"], live["drawn"])
+    server_terms = tab.evaluate(SHOWN_JS, "steps_neuron")
+    assert server_terms["title"] == terms["title"]
+    assert flat(server_terms["values"]) == pytest.approx(flat(terms["values"]), rel=1e-5, abs=1e-6)
     assert tab.evaluate(FRAMES_JS) == frames
     assert f"q={want}" in tab.url
 
@@ -248,6 +262,9 @@ def test_heads_layers_and_hover_switch_in_the_browser(browser):
         assert tab.evaluate(FRAMES_JS)["steps_qk"] == [1.5]
         follow_and_compare(tab, click_option("animal"), 1, "animal")
         follow_and_compare(tab, arrows_to("didn"), 2, "didn")
+        # another head, with a query followed: its terms multiplied out in the browser
+        took = step_and_compare(tab, "Head", "ArrowRight", "steps_qk", "0,2", also=("steps_neuron",))
+        assert "steps_neuron" in took
         tab.set_viewport_size({"width": 1440, "height": 900})
 
         open_page(tab, f"{server.url}/Multi_head_attention?layer=1")

@@ -248,6 +248,14 @@ def test_step_by_step_page_follow_one_query():
     assert figs["steps_pattern"]["layout"]["shapes"][0]["y0"] == 0.5
     np.testing.assert_allclose(array(figs["steps_journey"]["data"][1]["y"]),
                                array(figs["steps_pattern"]["data"][0]["z"])[1], atol=1e-4)
+    # inside the followed query's dot products: the terms of each key's row add up to its score in QKᵀ
+    terms, sums, q = (array(t["z"]) for t in figs["steps_neuron"]["data"])
+    qk_row = array(figs["steps_qk"]["data"][0]["z"])[1]
+    np.testing.assert_allclose(sums[:, 0], qk_row, rtol=1e-5)
+    np.testing.assert_allclose(terms.sum(axis=1), qk_row, rtol=1e-3, atol=1e-3)
+    np.testing.assert_allclose(terms, array(figs["steps_neuron"]["data"][0]["customdata"]) * q[0], rtol=1e-5)
+    assert q.shape == (1, terms.shape[1])
+    assert figs["steps_neuron"]["layout"]["title"]["text"].startswith("Query ")
 
 
 def test_step_by_step_page_new_sentence_changes_the_tokens():

@@ -19,7 +19,8 @@
 //            the rerun), figures: figure key -> [data, layout] that change from one query to another,
 //            or {by_query: query (as JSON) -> {data, layout}}: the figure's traces and layout changes
 //            for each query, at the drawn selection}. A value {row: rows} (in a change or there) holds
-//            one value per query, and the followed query's is drawn; a shape named "atlas-query"
+//            one value per query, and the followed query's is drawn; a value {times_row: [A, B]} is
+//            B with each row times A's row of the followed query; a shape named "atlas-query"
 //            frames the followed query's row and moves with it
 // When a slider moves (arrow key or pointer), every figure is updated here at once; Streamlit reruns the
 // script afterwards only to keep the URL and the other pages in step, and redraws the same picture.
@@ -45,7 +46,13 @@ function decoded(value) {
 }
 
 function picked(value, q) {
-  // a {row: rows} value's row for query q (rows: a list, or a packed matrix), else the value itself
+  // a {row: rows} value's row for query q (rows: a list, or a packed matrix); a {times_row: [A, B]}
+  // value's B with every row multiplied elementwise by A's row q (float32, as the server computes it);
+  // else the value itself
+  if (value !== null && typeof value === "object" && "times_row" in value) {
+    const [a, b] = value.times_row.map(decoded);
+    return b.map((row) => row.map((x, d) => Math.fround(x * a[q][d])));
+  }
   if (value === null || typeof value !== "object" || !("row" in value)) return value;
   const rows = value.row;
   return Array.isArray(rows) ? rows[q] : decoded(rows)[q];

@@ -14,6 +14,7 @@ from ui.frozen import frozen
 from ui.render import column_width, figure_columns, figure_first, for_display, show_figure
 from ui.state import Selection
 from ui.url_state import url_widget
+from viz import neuron
 from viz import steps as viz_steps
 from viz.labels import choices, token_labels
 from viz.palette import palette
@@ -27,6 +28,7 @@ ROLES = {
     **{name: [live.role("query", "key")] for name in ("qk", "scores", "mask", "masked", "pattern")},
     "z": [live.role("query", "dim")],
     "journey": [live.role(None, "key"), live.role(None, "key", "2")],
+    "neuron": [live.role("key", "dim"), live.role("key", None, "2"), live.role(None, "dim", "3")],
 }
 
 
@@ -89,15 +91,30 @@ def stepper(sel: Selection, figs: dict, shown: list[str]):
     return step
 
 
+def _show(figs: dict, shown: list[str], name: str, caption: str) -> None:
+    show_figure(figs[name], key=f"steps_{name}", caption=caption, displayed=True)
+    shown.append(name)
+
+
 def show_journey(figs: dict, shown: list[str]) -> None:
     """The followed query's row from scaled scores to weights, drawn as "steps_journey"."""
-    show_figure(
-        figs["journey"],
-        key="steps_journey",
-        caption="Top: the row of scaled scores; bottom: the same row after the mask and softmax.",
-        displayed=True,
+    _show(figs, shown, "journey",
+          "Top: the row of scaled scores; bottom: the same row after the mask and softmax.")
+
+
+def show_neuron(figs: dict, shown: list[str], d_k: int, colors: dict) -> None:
+    """The followed query's dot products, dimension by dimension, drawn as "steps_neuron"."""
+    low, high = colors["diverging_ends"]
+    st.subheader("Inside one dot product")
+    st.markdown(
+        f"Step 2's score q · k is a sum of d_k = {d_k} products, one per dimension. Each row below is one "
+        "key: its products with the followed query's vector q (on top), dimension by dimension, and on the "
+        f"right their sum, the score in Q Kᵀ. {high.capitalize()} terms push the score up, {low} ones pull "
+        "it down; a large score needs many terms of one sign or a few large ones. The √d_k and the mask "
+        "come after this."
     )
-    shown.append("journey")
+    _show(figs, shown, "neuron",
+          "Each panel has its own colour scale, centred on 0. Hover a cell for q, k and their product.")
 
 
 def _context(sel: Selection, layer: int, head: int) -> str:
@@ -147,6 +164,8 @@ def step_figures(model_id: str, text: str, sel: Selection, row: int | None) -> d
             t["scores"][row], t["masked"][row], t["pattern"][row], key_labels,
             query_labels[row], colors["categorical"][0],
         )  # fmt: skip
+        figs["neuron"] = neuron.neuron_view(t["q"][row], t["k"], t["qk"][row], key_labels, query_labels[row],
+                                            colors["diverging"], _context(sel, sel.layer, sel.head))
     shown = {name: for_display(fig, sel) for name, fig in figs.items()}
     # frozen: turned into the browser's JSON once here, not once per session that shows them (ui.frozen)
     return {name: frozen(fig) for name, fig in live.stamp(shown, _scope(model_id, text, sel, row)).items()}
@@ -186,7 +205,8 @@ def switch_in_browser(model_id: str, text: str, sel: Selection, row: int | None,
         trace = model_io.decoder_trace(model_id, text, sel.decoder_choice)
         query_key, names = query_options(model_id, trace, sel)
         journey = _journey_by_query(model_id, trace, sel)
-        following = live.following(query_key, row, names, {"steps_journey": journey})
+        changes = {"steps_journey": journey, "steps_neuron": neuron.neuron_by_query(names[1:])}
+        following = live.following(query_key, row, names, changes)
     live.live(
         _scope(model_id, text, sel, row),
         {"layer": "atlas_layer", "head": "atlas_head"},

@@ -8,7 +8,8 @@ per trace, in trace order; `layout` maps a dotted layout attribute ("title.text"
 Matrices travel as float32 in base64 (`matrix`), as Plotly itself sends arrays.
 
 A value wrapped by `by_row` holds one value per query row; the browser draws the row of the query the
-reader follows (`at_row` says which value that is), so one change serves every followed query.
+reader follows (`at_row` says which value that is), so one change serves every followed query. A
+`times_row` value is a matrix the browser computes for the followed query.
 """
 
 from __future__ import annotations
@@ -41,9 +42,18 @@ def by_row(values) -> dict:
     return {"row": list(values)}
 
 
+def times_row(a, b) -> dict:
+    """The matrix `b` (T_k, d) with every row multiplied elementwise by the followed query's row of `a`
+    (T_q, d), computed by the browser: T_q·d + T_k·d numbers travel instead of T_q·T_k·d."""
+    return {"times_row": [matrix(a), matrix(b)]}
+
+
 def at_row(value, row: int):
-    """What the browser draws for `value` when it follows query `row`: a `by_row` value's row, else
-    the value itself (ui/live.js does the same)."""
+    """What the browser draws for `value` when it follows query `row`: a `by_row` value's row, a
+    `times_row` value's product, else the value itself (ui/live.js does the same)."""
+    if isinstance(value, dict) and "times_row" in value:
+        a, b = (unpack(m) for m in value["times_row"])
+        return b * a[row]
     if not (isinstance(value, dict) and "row" in value):
         return value
     rows = value["row"]

@@ -15,6 +15,7 @@ from plotly.subplots import make_subplots
 
 from viz.heatmap import QUERY_KEY_NOTE, as_array, attention_heatmap, colorbar_room, heatmap
 from viz.live import Change, by_row, heatmap_data, retitled, symmetric_bound
+from viz.neuron import neuron_change
 
 BLOCKED = "−∞ (blocked)"
 QUERY_FRAME = "atlas-query"  # the shape that frames the followed query's row (ui/live.js moves it)
@@ -224,9 +225,9 @@ def step_changes(figs: dict[str, go.Figure], context: str, new_context: str,
                  tensors: dict) -> dict[str, Change]:
     """What changes in the figures `figs` (as `step_figures` drew them for `context`, e.g. "L1 H2") to
     show the head `new_context` whose tensors are `tensors` (q, k, v, qk, scores, masked, pattern, z, one
-    head's, as `step_figures` takes them); the mask is the same for every head. The journey figure gets
-    every query's row (the browser draws the followed one's). Contrast (weights relative to uniform) is
-    read off the figures."""
+    head's, as `step_figures` takes them); the mask is the same for every head. The journey and neuron
+    figures get every query's rows (the browser draws the followed one's). Contrast (weights relative to
+    uniform) is read off the figures."""
     changes = {}
     for name, fig in figs.items():
         if name in STEP_TENSORS:
@@ -236,6 +237,9 @@ def step_changes(figs: dict[str, go.Figure], context: str, new_context: str,
             changes[name] = (data, retitled(fig, context, new_context))
         elif name == "journey":  # every query's row: the browser draws the followed one's
             changes[name] = ({"y": [by_row(as_array(tensors[t])) for t in ("scores", "pattern")]}, {})
+        elif name == "neuron":  # every query's terms: the browser computes the followed one's
+            t = tensors
+            changes[name] = neuron_change(fig, context, new_context, t["q"], t["k"], t["qk"])
     return changes
 
 
