@@ -14,9 +14,11 @@ listed: a new page is covered the day it lands.
 from __future__ import annotations
 
 import json
+import re
 from dataclasses import dataclass, field
 
 import pytest
+from charts import page_charts
 from server import ROOT, discover_pages
 from streamlit.testing.v1 import AppTest
 
@@ -166,11 +168,44 @@ def _texts(at: AppTest) -> list[str]:
     return out
 
 
+# Plotly reads a little HTML in a figure's labels and titles: every "<" there must open one of the tags
+# the figures use on purpose. A token such as "</s>" or typed text such as "<script>" must arrive escaped
+# ("&lt;/s&gt;"), or Plotly swallows it (the label goes blank) or styles the chart with it.
+TAG = re.compile(r"<(?!/?(?:br|sup|b|i)>)")
+
+
+def _strings(value) -> list[str]:
+    if isinstance(value, str):
+        return [value]
+    if isinstance(value, list):
+        return [s for v in value for s in _strings(v)]
+    return []
+
+
+def raw_tags(at: AppTest) -> list[str]:
+    """Every text drawn in the page's figures (axis categories and ticks, titles, annotations, trace
+    names and printed text) that holds a "<" Plotly would read as a tag of its own."""
+    found = []
+    for chart in page_charts(at):
+        spec = json.loads(chart.proto.spec)
+        layout = spec.get("layout", {})
+        texts = [(layout.get("title") or {}).get("text")]
+        texts += [a.get("text") for a in layout.get("annotations", [])]
+        for name, axis in layout.items():
+            if name.startswith(("xaxis", "yaxis")) and isinstance(axis, dict):
+                texts += [axis.get("ticktext"), axis.get("tickvals"), (axis.get("title") or {}).get("text")]
+        for trace in spec.get("data", []):
+            texts += [trace.get(k) for k in ("x", "y", "text", "name")]
+        found += [t for t in _strings(texts) if TAG.search(t)]
+    return found
+
+
 def assert_rendered(at: AppTest, what: str) -> None:
     assert not at.exception, f"{what}: exception\n{_describe(at)}"
     assert at.title, f"{what}: no title rendered (the page stopped before page())"
     shown = "\n".join(_texts(at))
     assert "Traceback" not in shown, f"{what}: traceback text shown"
+    assert not raw_tags(at), f"{what}: unescaped markup in a figure: {raw_tags(at)[:5]}"
 
 
 @pytest.mark.parametrize(("page", "case"), list(_cases()))

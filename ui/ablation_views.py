@@ -12,6 +12,7 @@ from ui.render import show_figure, show_table
 from viz import ablations as viz
 from viz.decoding import mark_gold
 from viz.heatmap import attention_heatmap
+from viz.labels import token_labels, writes_labels
 
 FOOTNOTE_DK = [2**i for i in range(11)]  # 1 .. 1024
 ATTENTION_PANELS = {
@@ -42,8 +43,8 @@ def side_by_side(names: list[str], scores: dict, phrase: str, colors: dict) -> N
                 st.caption("✓ right" if right else f"✗ wrong; right: {expected}")
             fig = attention_heatmap(
                 answer["rows"].numpy(),
-                [f"{p} →" for p in answer["tgt"]],
-                answer["src"],
+                writes_labels(answer["tgt"], answer["written"]),  # escaped: "<s>" would vanish
+                token_labels(answer["src"]),
                 "Cross-attention, last decoder layer (heads averaged)",
                 colors["sequential"],
             )

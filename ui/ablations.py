@@ -237,12 +237,15 @@ def model(name: str) -> LoadedModel | None:
 @torch.no_grad()
 def answer(lm: LoadedModel, phrase: str) -> dict:
     """The model's greedy translation of `phrase` and its last decoder layer's cross-attention (heads
-    averaged, teacher-forced on that translation): {'text', 'src', 'tgt', 'rows' (T, S)}."""
+    averaged, teacher-forced on that translation): {'text', 'src', 'tgt' (the decoder's input), 'written'
+    (what each decoder row writes: the next piece, `</s>` last, None if it was cut off), 'rows' (T, S)}."""
     cfg, tok = lm.model.config, lm.tokenizer
     src_ids = tok.encode(phrase)[: cfg.max_len - 2] + [cfg.eos_id]
-    out = greedy_translate(lm.model, [src_ids])[0].ids
-    tgt_ids = [cfg.start_id, *out]
+    best = greedy_translate(lm.model, [src_ids])[0]
+    tgt_ids = [cfg.start_id, *best.ids]
     pieces = lambda ids: [tok.id_to_piece(i) for i in ids]  # noqa: E731
     trace = run_trace(lm.model, src_ids, tgt_ids, pieces(src_ids), pieces(tgt_ids))
     rows = trace.attention("decoder", "cross", cfg.n_layers - 1).mean(0)  # (T, S)
-    return {"text": tok.decode(out), "src": pieces(src_ids), "tgt": pieces(tgt_ids), "rows": rows}
+    written = [*pieces(best.ids), tok.id_to_piece(cfg.eos_id) if best.finished else None]
+    return {"text": tok.decode(best.ids), "src": pieces(src_ids), "tgt": pieces(tgt_ids), "written": written,
+            "rows": rows}
