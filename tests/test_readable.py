@@ -47,6 +47,11 @@ def test_long_titles_wrap_instead_of_being_cut():
         assert "".join(lines).replace(" ", "") == title.replace(" ", "")  # nothing lost
         assert fig.layout.margin.t >= 36 + 22 * fig.layout.title.text.count("<br>")
     assert wrap_title("short<br><sup>note</sup>") == "short <br><sup>note</sup>"
+    # as few lines as the width needs, as even as they can be: no lone word under a full line
+    assert wrap_title("Figure 3 on our model: encoder self-attention, layer 3 of 6") == (
+        "Figure 3 on our model: encoder <br>self-attention, layer 3 of 6"
+    )
+    assert wrap_title("One two three four", 9) == "One two <br>three <br>four"  # the width still rules
     # A line break keeps its space: the figure's text (a screen reader, copy and paste) reads words.
     assert " <br>" in wrap_title(title) and "<br> " not in wrap_title(title)
 

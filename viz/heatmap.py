@@ -49,7 +49,8 @@ _WIDE = set("mwMW@%&▁")
 
 
 def wrap_title(title: str, width: int = TITLE_WIDTH) -> str:
-    """The title's first line broken at spaces into lines of at most `width` characters.
+    """The title's first line broken at spaces into lines of at most `width` characters, as few as
+    that takes and as even as they can be (no "… layer 3 of" above a lone "6").
 
     Plotly never wraps a title: in a narrow column the end of a long one is simply cut off. The
     subtitle (after the first `<br>`) is left as it is. Each line break keeps the space it replaces
@@ -57,13 +58,21 @@ def wrap_title(title: str, width: int = TITLE_WIDTH) -> str:
     the figure's text (a screen reader, copy and paste) would otherwise get "theheads".
     """
     head, sep, rest = title.partition("<br>")
+    lines = _filled(head, width)
+    # the narrowest width that needs no more lines gives lines of about the same length
+    narrowest = next(w for w in range(1, width + 1) if len(_filled(head, w)) <= len(lines))
+    return " <br>".join(_filled(head, narrowest)) + (" " + sep + rest if sep else "")
+
+
+def _filled(text: str, width: int) -> list[str]:
+    """`text` broken at spaces, each line filled with as many words as fit in `width` characters."""
     lines: list[str] = []
-    for word in head.split(" "):
+    for word in text.split(" "):
         if lines and len(lines[-1]) + 2 + len(word) <= width:  # + the space, and the one kept at the break
             lines[-1] += " " + word
         else:
             lines.append(word)
-    return " <br>".join(lines) + (" " + sep + rest if sep else "")
+    return lines
 
 
 def text_width(text: str, size: float = TICK_FONT) -> float:
