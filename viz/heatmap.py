@@ -320,7 +320,9 @@ def heatmap(
                "y": 1.0, "yanchor": "top", "len": 1.0, **bar}
     if bar:
         trace["colorbar"] = bar
-    margin = dict(r=10, t=0, **fixed_margins(
+    # pad 0: the theme's 8-px gap between the plot and its axes is not in the room Plotly leaves for an
+    # axis title, which then sat on the tick labels
+    margin = dict(r=10, t=0, pad=0, **fixed_margins(
         drawn_ticks(xaxis, x), drawn_ticks(yaxis, y), col_title, row_title, xaxis.get("tickangle", 0)))
     if square and shows_bar and vertical:
         finite = shown[np.isfinite(shown)]

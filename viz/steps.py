@@ -93,7 +93,7 @@ def qkv_figure(q_fig: go.Figure, k_fig: go.Figure, v_fig: go.Figure, title: str)
                                 yref=f"y{suffix} domain", yanchor="bottom", yshift=6, showarrow=False,
                                 font=dict(size=13)))
     shapes = [dict(shape.to_plotly_json()) for shape in q_fig.layout.shapes]  # Q's framed row (axes x, y)
-    margin = {side: max(fig.layout.margin[side] for fig in figs) for side in ("l", "r", "t", "b")}
+    margin = {side: max(fig.layout.margin[side] for fig in figs) for side in ("l", "r", "t", "b", "pad")}
     margin["t"] += 28  # the panel titles
     return go.Figure(data=data, layout=dict(
         title=dict(text=title), annotations=annotations, shapes=shapes, margin=margin,
