@@ -101,4 +101,4 @@ st.markdown(
     "score moves) is small; the scaled scores keep variance 1 at every width."
 )
 d_k = st.select_slider("d_k", views.FOOTNOTE_DK, value=64, key="why_dk")
-views.footnote4(d_k, colors)
+views.footnote4(d_k, colors, p.sel.presenter)

@@ -125,7 +125,7 @@ def footnote_rows() -> list[tuple[int, dict]]:
     return [(d, dot_products(d)) for d in FOOTNOTE_DK]
 
 
-def footnote4(d_k: int, colors: list[str]) -> None:
+def footnote4(d_k: int, colors: list[str], presenter: bool = False) -> None:
     """Random unit-variance q and k at every d_k: scores, softmax entropy, largest weight, gradient."""
     rows = footnote_rows()
     now = dict(rows)[d_k]
@@ -136,7 +136,7 @@ def footnote4(d_k: int, colors: list[str]) -> None:
         f"an even spread over the 10 keys would be 2.30), puts {u.max_weight:.2f} of its weight on one key "
         f"on average ({s.max_weight:.2f}), and its gradient has size {u.gradient:.3f} ({s.gradient:.3f})."
     )
-    show_figure(viz.footnote4(rows, d_k, colors), key="why_footnote")
+    show_figure(viz.footnote4(rows, d_k, colors, columns=2 if presenter else 4), key="why_footnote")
     show_figure(
         viz.softmax_rows(u.weights, s.weights, d_k, colors),
         key="why_footnote_row",

@@ -6,6 +6,8 @@ from `analysis.scaling`).
 
 from __future__ import annotations
 
+import math
+
 import plotly.graph_objects as go
 from plotly.subplots import make_subplots
 
@@ -97,16 +99,18 @@ FOOTNOTE_PANELS = {
 }
 
 
-def footnote4(rows: list[tuple[int, dict]], d_k: int, colors: list[str]) -> go.Figure:
+def footnote4(rows: list[tuple[int, dict]], d_k: int, colors: list[str], columns: int = 4) -> go.Figure:
     """Unscaled against scaled scores over d_k: rows are (d_k, {'unscaled': stats, 'scaled': stats})
-    with the fields of FOOTNOTE_PANELS; a dotted line marks the chosen d_k."""
-    fig = make_subplots(
-        rows=1, cols=4, subplot_titles=list(FOOTNOTE_PANELS.values()), horizontal_spacing=0.06
-    )
+    with the fields of FOOTNOTE_PANELS; a dotted line marks the chosen d_k. The four panels stand in
+    `columns` columns (2: a 2 × 2 grid, for large type on a narrow screen)."""
+    n_rows = math.ceil(len(FOOTNOTE_PANELS) / columns)
+    fig = make_subplots(rows=n_rows, cols=columns, subplot_titles=list(FOOTNOTE_PANELS.values()),
+                        horizontal_spacing=0.06 if columns > 2 else 0.12, vertical_spacing=0.3)
     xs = [d for d, _ in rows]
     for i, kind in enumerate(("unscaled", "scaled")):
         label = "q·k" if kind == "unscaled" else "q·k / √d_k"
-        for j, key in enumerate(FOOTNOTE_PANELS, start=1):
+        for j, key in enumerate(FOOTNOTE_PANELS):
+            at = dict(row=j // columns + 1, col=j % columns + 1)
             fig.add_trace(
                 go.Scatter(
                     x=xs,
@@ -114,18 +118,19 @@ def footnote4(rows: list[tuple[int, dict]], d_k: int, colors: list[str]) -> go.F
                     mode="lines+markers",
                     name=label,
                     legendgroup=kind,
-                    showlegend=j == 1,
+                    showlegend=j == 0,
                     line={"color": colors[i % len(colors)]},
                     hovertemplate=f"{label}<br>d_k %{{x}}<br>{FOOTNOTE_PANELS[key]}"
                     " %{y:.3f}<extra></extra>",
                 ),
-                row=1,
-                col=j,
+                **at,
             )
-            fig.update_xaxes(type="log", title_text="d_k", row=1, col=j)
-            fig.add_vline(x=d_k, line={"dash": "dot", "color": "#555555"}, row=1, col=j)
-    fig.update_yaxes(type="log", row=1, col=1)
-    fig.update_layout(height=320, legend={"orientation": "h", "y": -0.35}, margin={"t": 50, "b": 10})
+            # powers of ten only: Plotly's 2 and 5 between them ran into "100" and "1000"
+            fig.update_xaxes(type="log", dtick=1, title_text="d_k", **at)
+            fig.add_vline(x=d_k, line={"dash": "dot", "color": "#555555"}, **at)
+    fig.update_yaxes(type="log", dtick=1, row=1, col=1)
+    fig.update_layout(height=260 * n_rows + 60, margin={"t": 50, "b": 60},
+                      legend={"orientation": "h", "yref": "container", "y": 0, "yanchor": "bottom"})
     return fig
 
 

@@ -1,7 +1,9 @@
-"""Axis titles clear of their tick labels on every page, as Chromium draws them (figures' own margins,
-Streamlit's chart theme and Plotly's title placement together; none of the three alone says where a
-title lands). Streamlit's theme puts an 8-px gap between a plot and its axes that Plotly leaves out
-of the room it makes for an axis title, which then sat on the tilted labels of Q, K, V and Z."""
+"""Figure text where a reader can read it, on every page as Chromium draws it (figures' own margins,
+Streamlit's chart theme and Plotly's placement together; none of the three alone says where a text
+lands): axis titles clear of their tick labels, and titles, panel titles, legends and colour bars
+within their figure. Streamlit's theme puts an 8-px gap between a plot and its axes that Plotly leaves
+out of the room it makes for an axis title, which then sat on the tilted labels of Q, K, V and Z; in
+presenter mode four panels in a row ran their titles into each other and off the figure's edge."""
 
 from __future__ import annotations
 
@@ -13,7 +15,8 @@ TIMEOUT_MS = 240_000
 SLACK_PX = 2  # text boxes include the line's leading: upright labels and a title one line apart touch
 
 # Every axis title of every figure on the page that overlaps one of its axis's tick labels by more than
-# `slack` px in both directions, or reaches outside its figure: [figure key, axis, title, label, px].
+# `slack` px in both directions, or reaches outside its figure, and every title, panel title, legend
+# entry and colour-bar text cut by the figure's left or right edge: [figure key, axis, text, label, px].
 CLASHES_JS = r"""(slack) => {
   const out = [];
   const overlap = (a, b) => Math.min(Math.min(a.right, b.right) - Math.max(a.left, b.left),
@@ -36,13 +39,23 @@ CLASHES_JS = r"""(slack) => {
       if (box.left < figure.left - slack || box.right > figure.right + slack || box.top < figure.top - slack
           || box.bottom > figure.bottom + slack) out.push([name, id, title.textContent, '(outside)', 0]);
     }
+    const figure = gd.getBoundingClientRect();
+    const texts = '.gtitle, .annotation-text, .legendtext, .cbtitle text, .cbaxis text';
+    for (const text of gd.querySelectorAll(texts)) {
+      const box = text.getBoundingClientRect();
+      const out_by = Math.max(figure.left - box.left, box.right - figure.right);
+      if (box.width && out_by > slack)
+        out.push([name, 'cut', text.textContent.slice(0, 60), '', Math.round(out_by)]);
+    }
   }
   return out;
 }"""
-VISITS = [page.url_path for page in discover_pages()] + ["Attention_step_by_step?q=2"]
+VISITS = [page.url_path for page in discover_pages()] + [
+    "Attention_step_by_step?q=2", "Attention_step_by_step?q=2&present=1", "Why_these_choices?present=1"
+]
 
 
-def test_axis_titles_do_not_sit_on_their_tick_labels(tabs, app_server):
+def test_figure_text_is_clear_of_labels_and_inside_its_figure(tabs, app_server):
     clashes = {}
     for path in VISITS:
         tab = tabs.new_page({"width": 1440, "height": 12_000})  # every figure drawn, none lazily left out
