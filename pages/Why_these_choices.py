@@ -88,7 +88,7 @@ names = [ablations.BASE, variant]
 with answers, st.spinner("Both models translate the phrase…"):
     views.side_by_side(names, scores, phrase, p.colors)
 views.curves(names, scores, colors)
-views.statistic(choice.statistic, names, scores, colors)
+views.statistic(choice.statistic, names, scores, colors, p.sel.presenter)
 
 with st.expander("Every variant"):
     views.summary_table(scores)

@@ -76,12 +76,12 @@ def curves(names: list[str], scores: dict, colors: list[str]) -> None:
             show_figure(viz.curves(series, title, "exact match (%)", colors), key="why_learning")
 
 
-def statistic(kind: str, names: list[str], scores: dict, colors: list[str]) -> None:
+def statistic(kind: str, names: list[str], scores: dict, colors: list[str], presenter: bool = False) -> None:
     """The view of the paper's argument: softmax statistics, per-head agreement or word order."""
     if kind == "scaling":
         stats = {scores[n]["title"]: first_seed(scores[n])["attention"] for n in names}
         show_figure(
-            viz.over_training(stats, ATTENTION_PANELS, colors),
+            viz.over_training(stats, ATTENTION_PANELS, colors, columns=2 if presenter else None),
             key="why_softmax",
             caption="Means over every attention layer and head, on 40 held-out phrases.",
         )

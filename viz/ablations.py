@@ -7,6 +7,7 @@ from `analysis.scaling`).
 from __future__ import annotations
 
 import math
+from collections.abc import Callable
 
 import plotly.graph_objects as go
 from plotly.subplots import make_subplots
@@ -37,17 +38,17 @@ def curves(series: dict[str, list], title: str, y_title: str, colors: list[str])
     return fig
 
 
-def over_training(stats: dict[str, dict], panels: dict[str, str], colors: list[str]) -> go.Figure:
-    """Attention statistics at each milestone step, one panel per statistic.
+def over_training(stats: dict[str, dict], panels: dict[str, str], colors: list[str],
+                  columns: int | None = None) -> go.Figure:
+    """Attention statistics at each milestone step, one panel per statistic, in `columns` columns
+    (default: all in one row).
 
     stats: label -> {step (text): {statistic: value}}; panels: statistic -> its title.
     """
-    fig = make_subplots(
-        rows=1, cols=len(panels), subplot_titles=list(panels.values()), horizontal_spacing=0.07
-    )
+    fig, at = panel_grid(list(panels.values()), columns or len(panels))
     for i, (label, by_step) in enumerate(stats.items()):
         steps = sorted(int(s) for s in by_step if s.isdigit())
-        for j, key in enumerate(panels, start=1):
+        for j, key in enumerate(panels):
             fig.add_trace(
                 go.Scatter(
                     x=steps,
@@ -55,16 +56,27 @@ def over_training(stats: dict[str, dict], panels: dict[str, str], colors: list[s
                     mode="lines+markers",
                     name=label,
                     legendgroup=label,
-                    showlegend=j == 1,
+                    showlegend=j == 0,
                     line={"color": colors[i % len(colors)], "dash": "solid" if i == 0 else "dash"},
                     hovertemplate=f"{label}<br>step %{{x}}<br>{panels[key]} %{{y:.3f}}<extra></extra>",
                 ),
-                row=1,
-                col=j,
+                **at(j),
             )
-            fig.update_xaxes(title_text="training step", row=1, col=j)
-    fig.update_layout(height=330, legend={"orientation": "h", "y": -0.3}, margin={"t": 50, "b": 10})
+            fig.update_xaxes(title_text="training step", **at(j))
     return fig
+
+
+def panel_grid(titles: list[str], columns: int) -> tuple[go.Figure, Callable[[int], dict]]:
+    """A figure of one panel per title in `columns` columns (2 for large type on a narrow screen: in a
+    row of three or four, long panel titles ran into each other and off the figure), its legend under
+    the panels; and panel number -> its row and col."""
+    n_rows = math.ceil(len(titles) / columns)
+    fig = make_subplots(rows=n_rows, cols=columns, subplot_titles=titles,
+                        horizontal_spacing=0.07 if columns > 2 else 0.12,
+                        **({"vertical_spacing": 0.3} if n_rows > 1 else {}))
+    fig.update_layout(height=260 * n_rows + 70, margin={"t": 50, "b": 60},
+                      legend={"orientation": "h", "yref": "container", "y": 0, "yanchor": "bottom"})
+    return fig, lambda j: {"row": j // columns + 1, "col": j % columns + 1}
 
 
 def head_agreement(per_head: dict[str, list[float]], colors: list[str]) -> go.Figure:
@@ -95,22 +107,19 @@ FOOTNOTE_PANELS = {
     "variance": "variance of the scores",
     "entropy": "softmax entropy (nats)",
     "max_weight": "largest weight",
-    "gradient": "size of the softmax's gradient",
+    "gradient": "softmax gradient size",
 }
 
 
 def footnote4(rows: list[tuple[int, dict]], d_k: int, colors: list[str], columns: int = 4) -> go.Figure:
     """Unscaled against scaled scores over d_k: rows are (d_k, {'unscaled': stats, 'scaled': stats})
     with the fields of FOOTNOTE_PANELS; a dotted line marks the chosen d_k. The four panels stand in
-    `columns` columns (2: a 2 × 2 grid, for large type on a narrow screen)."""
-    n_rows = math.ceil(len(FOOTNOTE_PANELS) / columns)
-    fig = make_subplots(rows=n_rows, cols=columns, subplot_titles=list(FOOTNOTE_PANELS.values()),
-                        horizontal_spacing=0.06 if columns > 2 else 0.12, vertical_spacing=0.3)
+    `columns` columns (`panel_grid`)."""
+    fig, at = panel_grid(list(FOOTNOTE_PANELS.values()), columns)
     xs = [d for d, _ in rows]
     for i, kind in enumerate(("unscaled", "scaled")):
         label = "q·k" if kind == "unscaled" else "q·k / √d_k"
         for j, key in enumerate(FOOTNOTE_PANELS):
-            at = dict(row=j // columns + 1, col=j % columns + 1)
             fig.add_trace(
                 go.Scatter(
                     x=xs,
@@ -123,14 +132,12 @@ def footnote4(rows: list[tuple[int, dict]], d_k: int, colors: list[str], columns
                     hovertemplate=f"{label}<br>d_k %{{x}}<br>{FOOTNOTE_PANELS[key]}"
                     " %{y:.3f}<extra></extra>",
                 ),
-                **at,
+                **at(j),
             )
             # powers of ten only: Plotly's 2 and 5 between them ran into "100" and "1000"
-            fig.update_xaxes(type="log", dtick=1, title_text="d_k", **at)
-            fig.add_vline(x=d_k, line={"dash": "dot", "color": "#555555"}, **at)
+            fig.update_xaxes(type="log", dtick=1, title_text="d_k", **at(j))
+            fig.add_vline(x=d_k, line={"dash": "dot", "color": "#555555"}, **at(j))
     fig.update_yaxes(type="log", dtick=1, row=1, col=1)
-    fig.update_layout(height=260 * n_rows + 60, margin={"t": 50, "b": 60},
-                      legend={"orientation": "h", "yref": "container", "y": 0, "yanchor": "bottom"})
     return fig
 
 
