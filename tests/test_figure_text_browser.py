@@ -50,15 +50,17 @@ CLASHES_JS = r"""(slack) => {
   }
   return out;
 }"""
-VISITS = [page.url_path for page in discover_pages()] + [
-    "Attention_step_by_step?q=2", "Attention_step_by_step?q=2&present=1", "Why_these_choices?present=1"
+# (path, window width): every page at 1440 px; a followed query; presenter mode on a 1024-px projector
+VISITS = [(page.url_path, 1440) for page in discover_pages()] + [
+    ("Attention_step_by_step?q=2", 1440), ("Attention_step_by_step?q=2&present=1", 1024),
+    ("Why_these_choices?present=1", 1024),
 ]
 
 
 def test_figure_text_is_clear_of_labels_and_inside_its_figure(tabs, app_server):
     clashes = {}
-    for path in VISITS:
-        tab = tabs.new_page({"width": 1440, "height": 12_000})  # every figure drawn, none lazily left out
+    for path, width in VISITS:
+        tab = tabs.new_page({"width": width, "height": 12_000})  # every figure drawn, none lazily left out
         tab.goto(f"{app_server.url}/{path}", wait_until="domcontentloaded")
         wait_idle(tab, TIMEOUT_MS)
         tab.locator(DRAWN).first.wait_for(state="visible", timeout=TIMEOUT_MS)
