@@ -80,7 +80,7 @@ def neuron_view(q_row, k, scores_row, key_labels: list[str], query_label: str, c
         xaxis2=dict(domain=[split + GAP / plot_w, 1], anchor="y2", type="category",
                     tickfont=dict(size=TICK_FONT)),
         yaxis2=dict(domain=[0, top], anchor="x2", matches="y", showticklabels=False, **_no_ticks(key_axis)),
-        xaxis3=dict(domain=[0, split], anchor="y3", matches="x", showticklabels=False),
+        xaxis3=dict(domain=[0, split], anchor="y3", matches="x", showticklabels=False, ticks=""),
         yaxis3=dict(domain=[1 - cell / plot_h, 1], anchor="x3", type="category",
                     tickfont=dict(size=TICK_FONT)),
         annotations=[dict(text=terms_title(context), x=0, y=top, xref="paper", yref="paper", xanchor="left",
@@ -91,7 +91,8 @@ def neuron_view(q_row, k, scores_row, key_labels: list[str], query_label: str, c
 
 
 def _no_ticks(axis: dict) -> dict:
-    return {k: v for k, v in axis.items() if k not in ("tickmode", "tickvals", "ticktext")}
+    """`axis` with no tick labels and no tick marks (an axis shared with a panel that labels them)."""
+    return {**{k: v for k, v in axis.items() if k not in ("tickmode", "tickvals", "ticktext")}, "ticks": ""}
 
 
 def _numpy(values):
