@@ -43,9 +43,11 @@ def test_the_terms_add_up_to_the_models_scores(trace, stack, kind):
     np.testing.assert_allclose(sums[:, 0], t["qk"][row], rtol=1e-6)  # ...are the model's own scores
     np.testing.assert_allclose(q[0], t["q"][row], rtol=1e-6)
     np.testing.assert_allclose(np.asarray(fig.data[0].customdata, dtype=float), t["k"], rtol=1e-6)
-    assert fig.layout.title.text == neuron.neuron_title(q_labels[row])
+    assert fig.layout.title.text == neuron.neuron_title(q_labels[row], t["q"].shape[1])
     assert "L2 H2" in fig.layout.annotations[0].text
     assert all(trace_.zmid == 0 for trace_ in fig.data)  # every panel's colours centred on 0
+    # a narrow figure (the numbers model's d_k = 8) has its title on two lines, for every query alike
+    assert "<br>" in neuron.neuron_title("x", 8) and "<br>" not in neuron.neuron_title("x", 32)
     with pytest.raises(ValueError):
         neuron.neuron_view(t["q"][row], t["k"][:-1], t["qk"][row], k_labels, q_labels[row])
 
@@ -60,7 +62,7 @@ def test_another_head_and_query_draw_what_the_server_draws(trace, stack, kind):
                              context="L1 H1")
     other = head(trace, stack, kind, 1, 1)
     data, layout = steps.step_changes({"neuron": fig}, "L1 H1", "L2 H2", other)["neuron"]
-    _, by_query = neuron.neuron_by_query(q_labels)
+    _, by_query = neuron.neuron_by_query(q_labels, first["q"].shape[1])
     for row in range(len(q_labels)):
         want = neuron.neuron_view(other["q"][row], other["k"], other["qk"][row], k_labels, q_labels[row],
                                   context="L2 H2")  # fmt: skip

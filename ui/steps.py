@@ -205,7 +205,9 @@ def switch_in_browser(model_id: str, text: str, sel: Selection, row: int | None,
         trace = model_io.decoder_trace(model_id, text, sel.decoder_choice)
         query_key, names = query_options(model_id, trace, sel)
         journey = _journey_by_query(model_id, trace, sel)
-        changes = {"steps_journey": journey, "steps_neuron": neuron.neuron_by_query(names[1:])}
+        labels = rows.query_labels(model_id, trace, sel.stack, sel.kind, sel.pieces)
+        terms = neuron.neuron_by_query(labels, model_io.by_id(model_id).model.config.d_k)
+        changes = {"steps_journey": journey, "steps_neuron": terms}
         following = live.following(query_key, row, names, changes)
     live.live(
         _scope(model_id, text, sel, row),

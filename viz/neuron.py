@@ -21,10 +21,14 @@ MAX_PLOT_WIDTH = 520  # px: the terms' matrix, at most
 SUM_WIDTH = 64  # px: the column of sums, wide enough for "-12.34"
 GAP = 14  # px between the terms and their sums
 BAND = 34  # px between the query row and the terms: the terms' panel title
+NARROW = 400  # px: a plot narrower than this has its title on two lines
 
 
-def neuron_title(query_label: str) -> str:
-    return f"Query {query_label}: q · k, one dimension at a time"
+def neuron_title(query_label: str, d_k: int) -> str:
+    """The title, on two lines when the terms are narrow (a small d_k): always two there, whatever the
+    query, so that the browser can change the query in a title of the same height."""
+    sep = " <br>" if _plot_width(d_k) < NARROW else " "
+    return f"Query {query_label}:{sep}q · k, one dimension at a time"
 
 
 def terms_title(context: str) -> str:
@@ -34,6 +38,10 @@ def terms_title(context: str) -> str:
 
 def _cell(d_k: int) -> float:
     return min(20.0, max(8.0, MAX_PLOT_WIDTH / d_k))
+
+
+def _plot_width(d_k: int) -> float:
+    return d_k * _cell(d_k) + GAP + SUM_WIDTH
 
 
 def neuron_view(q_row, k, scores_row, key_labels: list[str], query_label: str, colorscale: str = "RdBu_r",
@@ -50,11 +58,12 @@ def neuron_view(q_row, k, scores_row, key_labels: list[str], query_label: str, c
     cell = _cell(d_k)
     dims = [f"d{d}" for d in range(d_k)]
     ys, y_ticks = axis_labels(key_labels)
-    title = neuron_title(query_label)
     left = math.ceil(max(text_width(t, TICK_FONT) for t in [*map(str, key_labels), "query"]) + 14)
+    plot_w, plot_h = _plot_width(d_k), cell + BAND + n_k * cell
+    width = left + 12 + plot_w
+    title = neuron_title(query_label, d_k)
     margin = dict(l=left, r=12, t=title_margin(title) + 10, b=64)
-    plot_w, plot_h = d_k * cell + GAP + SUM_WIDTH, cell + BAND + n_k * cell
-    width, height = margin["l"] + margin["r"] + plot_w, margin["t"] + margin["b"] + plot_h
+    height = margin["t"] + margin["b"] + plot_h
     split = d_k * cell / plot_w  # where the terms end, as a fraction of the plot's width
     top = (n_k * cell) / plot_h  # where the terms' panel ends, from the bottom
     dim_axis = dict(type="category", tickfont=dict(size=TICK_FONT), **sparse_ticks(dims, 4))
@@ -112,7 +121,7 @@ def neuron_change(fig: go.Figure, context: str, new_context: str, q, k, qk) -> C
     return data, retitled(fig, context, new_context)
 
 
-def neuron_by_query(query_labels: list[str]) -> Change:
+def neuron_by_query(query_labels: list[str], d_k: int) -> Change:
     """What changes in the figure from one followed query to another besides its numbers (which change
     with the head too: `neuron_change`): the title."""
-    return {}, {"title.text": by_row([neuron_title(label) for label in query_labels])}
+    return {}, {"title.text": by_row([neuron_title(label, d_k) for label in query_labels])}
