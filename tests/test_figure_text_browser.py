@@ -54,6 +54,9 @@ CLASHES_JS = r"""(slack) => {
 VISITS = [(page.url_path, 1440) for page in discover_pages()] + [
     ("Attention_step_by_step?q=2", 1440), ("Attention_step_by_step?q=2&present=1", 1024),
     ("Why_these_choices?present=1", 1024),
+    # the numbers model's small matrices: titles wrapped for the smaller type ran past their figures
+    ("Attention_step_by_step?q=2&model=numbers&present=1", 1024),
+    ("Paper_figures?model=numbers&present=1", 1024),
 ]
 
 

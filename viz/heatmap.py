@@ -190,7 +190,7 @@ def fit_height(fig: go.Figure) -> go.Figure:
     return fig
 
 
-def _title_chars(width: float) -> int:
+def title_chars(width: float) -> int:
     """About how many characters of a figure title fit on one line of a figure `width` px wide."""
     return max(24, int((width - 20) / (0.6 * TITLE_FONT)))
 
@@ -377,7 +377,7 @@ def _square_size(shape: tuple[int, int], margin: dict, title: str, cell: int,
     needed = math.ceil(sides + plot / n_rows * n_cols)
     width = max(min(MIN_WIDTH, max_width or MIN_WIDTH), needed)
     margin["r"] += width - needed
-    title = wrap_title(title, _title_chars(width))
+    title = wrap_title(title, title_chars(width))
     return math.ceil(plot + title_margin(title) + margin["b"]), width, title
 
 

@@ -33,7 +33,7 @@ def neuron_title(query_label: str, d_k: int) -> str:
 
 def terms_title(context: str) -> str:
     """The terms' panel title; `context` (e.g. "L1 H2") names the head."""
-    return f"q_d · k_jd for every key j and dimension d · {context}" if context else "q_d · k_jd"
+    return f"q_d · k_jd · {context}" if context else "q_d · k_jd"  # short: a small d_k's plot is narrow
 
 
 def _cell(d_k: int) -> float:

@@ -6,7 +6,7 @@ import math
 
 import plotly.graph_objects as go
 
-from viz.heatmap import fit_ticks, fit_width
+from viz.heatmap import fit_ticks, fit_width, title_chars, wrap_title
 
 PLOTLY_FONT = 12  # Plotly's default text size, and Streamlit's chart theme's for ticks and legends
 # Streamlit's chart theme gives titles and axis titles sizes of their own (in its template, which the
@@ -63,6 +63,8 @@ def presenter_fonts(fig: go.Figure, scale: float, max_width: int | None = None) 
     for bar in bars:
         bar.tickfont.size = _scaled(bar.tickfont.size, scale, PLOTLY_FONT)
         bar.title.font.size = _scaled(bar.title.font.size, scale, PLOTLY_FONT)
+    if layout.width is not None:
+        _rewrap_title(layout, scale)
     top_bottom = (layout.margin.t or 0) + (layout.margin.b or 0)
     sides = (layout.margin.l or 0) + (layout.margin.r or 0)
     for side in ("l", "r", "t", "b"):
@@ -90,3 +92,29 @@ def presenter_fonts(fig: go.Figure, scale: float, max_width: int | None = None) 
                 layout.margin.r += max_width - layout.width  # and the px left over right of its bar
                 layout.width = max_width
     return fit_ticks(new)
+
+
+def _rewrap_title(layout, scale: float) -> None:
+    """The title of a figure of fixed width wrapped again for type `scale` times larger, its subtitle
+    (`<sup>`, 70 % of the size) too, the top margin and the height grown by the lines they gain (at the
+    smaller size: they are scaled after): wrapped for the smaller type, a small matrix's title ran past
+    the figure's edge."""
+    text = layout.title.text
+    if not text:
+        return
+    head, sep, sub = text.partition("<br><sup>")
+    chars = title_chars(layout.width / scale)
+    lines = [wrap_title(head.rstrip(" ").replace(" <br>", " "), chars)]
+    if sep:
+        note, end, after = sub.partition("</sup>")
+        note = wrap_title(note, round(chars / 0.7)).replace(" <br>", "</sup> <br><sup>")  # a line each
+        lines.append("<sup>" + note + end + after)
+    new = " <br>".join(lines)
+    added = new.count("<br>") - text.count("<br>")
+    if added <= 0:  # the smaller type's lines are short enough
+        return
+    layout.title.text = new
+    grow = 22 * added  # a title line (`viz.heatmap.title_margin`)
+    layout.margin.t = (layout.margin.t or 0) + grow
+    if layout.height is not None:
+        layout.height += grow
