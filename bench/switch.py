@@ -9,7 +9,8 @@ measured in the same run.
   browser (`ui/live.js`, on the page's own clock), and to the page idle after the rerun that keeps the
   URL in step; a pointer moved onto a cell of the softmax (the heads grid, the masked self-attention) to
   its row and column lit in every figure; Enter on another query in step by step's query box (its
-  frame and its journey) or multi-head's Query token box (the head view) to the figures drawn anew;
+  frame, its journey and the terms of its dot products) or multi-head's Query token box (the head view)
+  to the figures drawn anew, and a Head key press on step by step with a query followed;
 - the machine reference (bench/reference.py).
 
 Run: `.venv/bin/python bench/switch.py [--runs N] [--models translation,numbers]` (each model's app measures
@@ -203,6 +204,11 @@ def bench_app(browser, runs: int, model: str = DEFAULT_MODEL) -> dict:
             tab.wait_for_timeout(1000)
             times = [live_after_choice(tab, selector, option) for option in [4, 3] * runs]
             out[f"{page} query"] = live_summary(times)
+            if page == "Attention_step_by_step":  # a head step with a query followed: its journey and
+                # the terms of its dot products (the neuron view) change too, computed in the browser
+                head = thumb(tab, "Head")
+                times = [live_after_key(tab, head, key) for key in ["ArrowRight", "ArrowLeft"] * runs]
+                out[f"{page} head, a query followed"] = live_summary(times)
     return out
 
 
