@@ -258,6 +258,21 @@ def test_step_by_step_page_follow_one_query():
     assert figs["steps_neuron"]["layout"]["title"]["text"].startswith("Query ")
 
 
+def test_the_browser_names_a_followed_query_as_the_server_does():
+    """The titles the browser draws when another query is followed (the live component's data) are the
+    ones the server draws for that query: escaped for Plotly, so the decoder's "<s>" stays visible."""
+    at = open_page(STEPS)
+    at.selectbox(key="atlas_stack").set_value("decoder").run()
+    box = next(s for s in at.selectbox if s.label.startswith("Follow one query"))
+    box.set_value(0).run()  # the decoder's first query: "<s>"
+    live = json.loads(at.get("bidi_component")[0].proto.json)["query"]["figures"]
+    drawn = charts(at)
+    for key in ("steps_neuron", "steps_journey"):
+        titles = live[key][1]["title.text"]["row"]
+        assert titles[0] == drawn[key]["layout"]["title"]["text"], key
+        assert "&lt;s&gt;" in titles[0] and "<s>" not in titles[0], key
+
+
 def test_step_by_step_page_new_sentence_changes_the_tokens():
     at = open_page(STEPS)
     before = charts(at)["steps_qkv"]["data"][0]["y"]  # Q's panel
