@@ -185,11 +185,14 @@ def _changes(model_id: str, text: str, scope_sel: Selection, shown: tuple[str, .
             for layer in range(cfg.n_layers) for head in range(cfg.n_heads)}  # fmt: skip
 
 
-def _journey_by_query(model_id: str, trace: Trace, sel: Selection) -> dict:
-    """The journey figure's change from one followed query to another (`viz.steps.journey_by_query`)."""
+def _by_query(model_id: str, trace: Trace, sel: Selection) -> dict:
+    """What changes from one followed query to another in the journey (`viz.steps.journey_by_query`)
+    and in the neuron view (`viz.neuron.neuron_by_query`), by figure key."""
     masked = trace.get(trace.attn_name(sel.stack, sel.kind, sel.layer, "masked_scores"))[sel.head]
     labels = rows.query_labels(model_id, trace, sel.stack, sel.kind, sel.pieces)
-    return viz_steps.journey_by_query(masked, labels, palette(sel.palette)["categorical"][0])
+    d_k, colour = model_io.by_id(model_id).model.config.d_k, palette(sel.palette)["categorical"][0]
+    return {"steps_journey": viz_steps.journey_by_query(masked, labels, colour),
+            "steps_neuron": neuron.neuron_by_query(labels, d_k)}
 
 
 def switch_in_browser(model_id: str, text: str, sel: Selection, row: int | None, shown: list[str]) -> None:
@@ -204,11 +207,7 @@ def switch_in_browser(model_id: str, text: str, sel: Selection, row: int | None,
     if row is not None:  # one followed query to another; from none to one the page grows: a rerun
         trace = model_io.decoder_trace(model_id, text, sel.decoder_choice)
         query_key, names = query_options(model_id, trace, sel)
-        journey = _journey_by_query(model_id, trace, sel)
-        labels = rows.query_labels(model_id, trace, sel.stack, sel.kind, sel.pieces)
-        terms = neuron.neuron_by_query(labels, model_io.by_id(model_id).model.config.d_k)
-        changes = {"steps_journey": journey, "steps_neuron": terms}
-        following = live.following(query_key, row, names, changes)
+        following = live.following(query_key, row, names, _by_query(model_id, trace, sel))
     live.live(
         _scope(model_id, text, sel, row),
         {"layer": "atlas_layer", "head": "atlas_head"},
