@@ -79,7 +79,8 @@ st.markdown(
     "Greedy decoding commits to the single most likely token at every step and can paint itself into a "
     "corner. Beam search keeps several unfinished translations at once (the paper keeps **4**) and grows "
     "each by one token per step. At the end it picks among the finished ones by how likely the model "
-    "finds the whole sentence (its log-probability), divided by a length penalty ((5 + length) / 6)^α: "
+    "finds the whole sentence (its log-probability), divided by a length penalty ((5 + length) / 6)^α "
+    "(the length counts the closing `</s>`): "
     "every token multiplies in one more probability below 1, so without the penalty shorter translations "
     "would be favoured. The larger α, the more the penalty helps longer ones. " + settings
 )

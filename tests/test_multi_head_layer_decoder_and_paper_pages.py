@@ -262,6 +262,10 @@ def test_decoder_page_beam_table_lists_candidates_best_first():
     assert [int(r[0]) for r in cells] == list(range(1, len(rows) + 1)) and len(rows) >= 1
     scores = [float(r[4].replace("\\", "")) for r in cells]
     assert scores == sorted(scores, reverse=True)
+    alpha = load_decoding(ROOT / "pretrained").alpha
+    for row, score in zip(cells, scores, strict=True):  # a reader can check a row by hand
+        length, log_p = int(row[2]), float(row[3].replace("\\", ""))
+        assert score == pytest.approx(log_p / ((5 + length) / 6) ** alpha, abs=1e-4)
     for row in cells:
         assert row[1].count(".") == row[1].count("\\.")  # every full stop in the translation escaped
         assert row[5] in ("yes", "no")

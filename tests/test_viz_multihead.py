@@ -347,7 +347,8 @@ def test_topk_bar_and_beam_rows():
         {"text": "Hi", "ids": [9], "log_prob": -2.0, "score": -1.9, "finished": False},
     ]
     rows = dec_viz.beam_rows(beam)
-    assert [r["rank"] for r in rows] == [1, 2] and rows[1]["tokens"] == 1
+    assert [r["rank"] for r in rows] == [1, 2]
+    assert [r[dec_viz.LENGTH] for r in rows] == [3, 1]  # "</s>" counted where it ended the candidate
     assert rows[0]["translation"] == "Hallo" and rows[1]["ended with </s>"] is False
     fig = dec_viz.beam_figure(beam, "t")
     assert list(fig.data[1].y) == [-0.9, -1.9]

@@ -170,13 +170,20 @@ def tempered_bars(pieces: list[str], model: list[float], sampled: list[float], t
     return fig
 
 
+LENGTH = "length (with </s>)"
+
+
 def beam_rows(beam: list[dict]) -> list[dict]:
-    """Beam candidates (as returned by ui.model.translate) as table rows, best first."""
+    """Beam candidates (as returned by ui.model.translate) as table rows, best first.
+
+    The length is the one the penalty divides by: the tokens and the `</s>` that ended them (an
+    unfinished candidate, cut at the length limit, has none).
+    """
     return [
         {
             "rank": i + 1,
             "translation": cand["text"],
-            "tokens": len(cand["ids"]),
+            LENGTH: len(cand["ids"]) + int(bool(cand.get("finished", True))),
             "log P": round(float(cand["log_prob"]), 4),
             "score = log P / lp": round(float(cand["score"]), 4),
             "ended with </s>": bool(cand.get("finished", True)),
