@@ -50,7 +50,7 @@ def steps_view() -> None:
     kv_source = "the encoder's output" if sel.kind == "cross" else "the same sequence"
     step(
         "1 · Queries, keys and values",
-        r"Q = X W_i^Q + b_i^Q,\quad K = X' W_i^K + b_i^K,\quad V = X' W_i^V + b_i^V",
+        steps.QKV_FORMULA,
         f"Each position's vector (d_model = {cfg.d_model}) is projected three times by this head's own "
         f"matrices into d_k = {cfg.d_k} numbers. Queries come from {source}; keys and values come from "
         f"{kv_source}. The paper writes the projections without the bias vectors b; this model has them "

@@ -3,7 +3,9 @@ Streamlit's chart theme and Plotly's placement together; none of the three alone
 lands): axis titles clear of their tick labels, and titles, panel titles, legends and colour bars
 within their figure. Streamlit's theme puts an 8-px gap between a plot and its axes that Plotly leaves
 out of the room it makes for an axis title, which then sat on the tilted labels of Q, K, V and Z; in
-presenter mode four panels in a row ran their titles into each other and off the figure's edge."""
+presenter mode four panels in a row ran their titles into each other and off the figure's edge. Tick
+labels clear of each other (dimension labels ran together as "d104d112d120"; a panel's last number into
+the next panel's first, "1000" + "0%"), and formulas inside their column (step 1's ran under the text)."""
 
 from __future__ import annotations
 
@@ -50,10 +52,42 @@ CLASHES_JS = r"""(slack) => {
   }
   return out;
 }"""
+# Tick labels of a figure (of any of its axes) that lie along one line and come closer than `slack` px
+# end to end, and formulas wider than their box: [figure key or "formula", texts, px].
+CROWDED_JS = r"""(slack) => {
+  const out = [];
+  for (const display of document.querySelectorAll('.katex-display')) {
+    const source = display.querySelector('annotation'), over = display.scrollWidth - display.clientWidth;
+    if (over > slack) out.push(['formula', source ? source.textContent.slice(0, 60) : '?', over]);
+  }
+  for (const gd of document.querySelectorAll('.js-plotly-plot')) {
+    const owner = gd.closest('[class*="st-key-"]');
+    const name = owner ? owner.className.match(/st-key-(\S+)/)[1] : '?';
+    const labels = [...gd.querySelectorAll('[class*="tick"] > text')].filter(
+      (t) => t.textContent && t.getBoundingClientRect().width).map((t) => {
+      const box = t.getBoundingClientRect();
+      const turn = /rotate\((-?[\d.]+)/.exec(t.getAttribute('transform') || '');
+      return {text: t.textContent, x: (box.left + box.right) / 2, y: (box.top + box.bottom) / 2,
+              angle: (turn ? parseFloat(turn[1]) : 0) * Math.PI / 180, length: t.getComputedTextLength(),
+              size: parseFloat(getComputedStyle(t).fontSize)};
+    });
+    for (let i = 0; i < labels.length; i++) for (let j = i + 1; j < labels.length; j++) {
+      const a = labels[i], b = labels[j];
+      if (Math.abs(a.angle - b.angle) > 1e-3) continue;  // tilted against upright: their boxes say little
+      const dx = b.x - a.x, dy = b.y - a.y, ux = Math.cos(a.angle), uy = Math.sin(a.angle);
+      const along = Math.abs(dx * ux + dy * uy) - (a.length + b.length) / 2;  // gap end to end
+      const across = Math.abs(dy * ux - dx * uy) - 0.8 * (a.size + b.size) / 2;  // < 0: on one line
+      if (along < slack && across < -slack) out.push([name, `${a.text} | ${b.text}`, Math.round(along)]);
+    }
+  }
+  return out;
+}"""
 # (path, window width): every page at 1440 px; a followed query; presenter mode on a 1024-px projector
 VISITS = [(page.url_path, 1440) for page in discover_pages()] + [
     ("Attention_step_by_step?q=2", 1440), ("Attention_step_by_step?q=2&present=1", 1024),
-    ("Why_these_choices?present=1", 1024),
+    ("Why_these_choices?present=1", 1024), ("Positional_encoding?present=1", 1024),
+    ("Multi_head_attention?present=1", 1024), ("Encoder_layer?present=1", 1024),
+    ("Tokens_and_embeddings?present=1", 1024),
     # the numbers model's small matrices: titles wrapped for the smaller type ran past their figures
     ("Attention_step_by_step?q=2&model=numbers&present=1", 1024),
     ("Paper_figures?model=numbers&present=1", 1024),
@@ -68,7 +102,7 @@ def test_figure_text_is_clear_of_labels_and_inside_its_figure(tabs, app_server):
         wait_idle(tab, TIMEOUT_MS)
         tab.locator(DRAWN).first.wait_for(state="visible", timeout=TIMEOUT_MS)
         tab.wait_for_timeout(1500)  # figures below the first drawn a frame or two later
-        found = tab.evaluate(CLASHES_JS, SLACK_PX)
+        found = tab.evaluate(CLASHES_JS, SLACK_PX) + tab.evaluate(CROWDED_JS, SLACK_PX)
         if found:
             clashes[path or "Home"] = found
         tab.close()

@@ -188,6 +188,8 @@ def test_a_layer_change_of_the_heads_grid_and_concat_draws_what_the_server_draws
     for axis in ("coloraxis", "coloraxis2"):
         assert layout[f"{axis}.cmax"] == pytest.approx(want.layout[axis].cmax)
         assert layout[f"{axis}.cmin"] == pytest.approx(want.layout[axis].cmin)
+    for key in ("tickvals", "ticktext"):  # W^O's bar relabelled for the new layer's range
+        assert list(layout[f"coloraxis2.colorbar.{key}"]) == list(want.layout.coloraxis2.colorbar[key])
     assert layout["title.text"] == want.layout.title.text
 
 

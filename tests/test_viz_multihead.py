@@ -253,7 +253,12 @@ def test_concat_and_output_share_one_symmetric_scale_and_one_colourbar():
     # one colourbar per colour axis, none per trace: the two vector panels show one colourbar together
     assert all(t.showscale is None and t.zmin is None and t.colorscale is None for t in fig.data)
     assert shared.showscale is not False and weights.showscale is not False
-    assert {a.colorbar.title.text for a in (shared, weights)} == {"Concat,<br>output", "W^O (× 10⁻⁵)"}
+    assert {a.colorbar.title.text for a in (shared, weights)} == {"Concat,<br>output", "W^O"}
+    # W^O's bar is labelled in the weights' own numbers: each label is its tick value ÷ 10⁵
+    bar = weights.colorbar
+    shown = [float(t.replace("−", "-")) for t in bar.ticktext]
+    assert shown == pytest.approx([v / 1e5 for v in bar.tickvals])
+    assert bar.tickvals[0] == -bar.tickvals[-1] and 0 < bar.tickvals[-1] <= w_bound
 
 
 # ---- viz/layers.py -------------------------------------------------------------------------------

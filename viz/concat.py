@@ -8,7 +8,7 @@ from __future__ import annotations
 import numpy as np
 import plotly.graph_objects as go
 
-from viz.heatmap import AXIS_TITLE_FONT, TICK_FONT, fixed_margins
+from viz.heatmap import AXIS_TITLE_FONT, TICK_FONT, fixed_margins, nice_ticks
 from viz.live import Change, heatmap_data, retitled
 from viz.multihead import as_stack
 
@@ -36,6 +36,16 @@ def w_units(w: np.ndarray) -> np.ndarray:
     scaled = np.rint(np.asarray(w, dtype=np.float64) * W_UNITS)
     fits = np.abs(scaled).max(initial=0) <= np.iinfo(np.int16).max
     return scaled.astype(np.int16 if fits else np.float32)
+
+
+def w_bar_ticks(weights: float) -> dict:
+    """W^O's colour-bar ticks for −`weights` … `weights` (units of 10⁻⁵): the ends and 0, labelled in the
+    weights' own numbers (−0.1, 0, 0.1), not in the units they travel in (Plotly wrote −10k … 10k beside
+    "× 10⁻⁵"). Three labels: five ran into each other on the 180-px bar at presenter size."""
+    top = nice_ticks(-weights / W_UNITS, weights / W_UNITS)[-1]
+    values = [-top, 0.0, top] if top > 0 else [0.0]
+    return {"tickvals": [round(v * W_UNITS, 6) for v in values],
+            "ticktext": [f"{round(v, 9):g}".replace("-", "−") for v in values]}
 
 
 def _sub(number: int) -> str:
@@ -120,14 +130,14 @@ def concat_figure(
             cmin=-weights,
             cmax=weights,
             colorbar=dict(
-                title=dict(text="W^O (× 10⁻⁵)", side="right"),
+                title=dict(text="W^O", side="right"),
                 orientation="h",
                 thickness=10,
                 x=0.5,
                 xanchor="center",
                 lenmode="pixels",  # a fraction of a narrow page would squeeze its tick labels
                 len=180,
-                nticks=5,
+                **w_bar_ticks(weights),
                 yref="container",
                 y=0.0,
                 yanchor="bottom",
@@ -252,4 +262,5 @@ def concat_changes(fig: go.Figure, context: str, new_context: str, concat, w_o_w
     vectors, weights = _ranges(c, w_shown, o)
     layout = {"coloraxis.cmin": -vectors, "coloraxis.cmax": vectors,
               "coloraxis2.cmin": -weights, "coloraxis2.cmax": weights}
+    layout.update({f"coloraxis2.colorbar.{k}": v for k, v in w_bar_ticks(weights).items()})
     return heatmap_data([c, w_shown, o]), {**layout, **retitled(fig, context, new_context)}

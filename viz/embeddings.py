@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 import plotly.graph_objects as go
 
-from viz.heatmap import as_array, heatmap, sparse_ticks
+from viz.heatmap import as_array, dimension_step, heatmap, sparse_ticks
 
 
 def _check_rows(values, labels: list[str], what: str) -> np.ndarray:
@@ -31,7 +31,7 @@ def embedding_heatmap(rows, labels: list[str], title: str, colorscale: str = "Rd
         square=False,
         row_title="tokens",
         col_title="dimension of d_model",
-        xaxis_style=sparse_ticks(dims, 16) if z.shape[1] > 32 else None,
+        xaxis_style=sparse_ticks(dims, dimension_step(len(dims))) if z.shape[1] > 32 else None,
         layout_style=dict(height=max(260, 22 * z.shape[0] + 140)),
     )
     return fig

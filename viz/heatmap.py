@@ -123,7 +123,7 @@ def fixed_margins(x_ticks, y_ticks, x_title: str = "", y_title: str = "", x_angl
     return dict(l=math.ceil(left) + 4, b=math.ceil(bottom) + 4)
 
 
-def _nice_ticks(low: float, high: float) -> list[float]:
+def nice_ticks(low: float, high: float) -> list[float]:
     """About the tick values Plotly puts on a colour bar from `low` to `high` (steps of 1, 2 or 5 × 10ⁿ)."""
     span = high - low
     if not (math.isfinite(span) and span > 0):
@@ -135,7 +135,7 @@ def _nice_ticks(low: float, high: float) -> list[float]:
     return [first + i * step for i in range(int((high - first) / step + 1e-9) + 1)]
 
 
-def _tick_text(value: float, step: float) -> str:
+def tick_text(value: float, step: float) -> str:
     decimals = max(0, -math.floor(math.log10(step))) if step > 0 else 0
     return f"{value:.{decimals}f}".replace("-", "−")
 
@@ -147,9 +147,9 @@ def colorbar_room(bar: dict, low: float, high: float, size: float = TICK_FONT) -
     if bar.get("ticktext") is not None:
         labels = [str(t) for t in bar["ticktext"]]
     else:
-        ticks = _nice_ticks(low, high)
+        ticks = nice_ticks(low, high)
         step = ticks[1] - ticks[0] if len(ticks) > 1 else 1.0
-        labels = [_tick_text(t, step) for t in ticks]
+        labels = [tick_text(t, step) for t in ticks]
     title = bar.get("title") or {}
     title = title.get("text", "") if isinstance(title, dict) else str(title)
     bar_and_ticks = (bar.get("thickness", COLORBAR_THICKNESS) + COLORBAR_TICK_LEN + 3
@@ -212,6 +212,16 @@ def axis_labels(labels) -> tuple[list[str], dict]:
     if 0 < len(texts) <= FEW:
         return texts, dict(tickmode="array", tickvals=texts, ticktext=texts)
     return texts, {}
+
+
+def dimension_step(n: int, most: int = 8) -> int:
+    """Every how many of `n` dimensions a label goes: the smallest power of two that leaves at most `most`
+    labels (d0, d32, … for d_model = 256). Sixteen or more ran into each other across a page at 1440 px, or
+    at presenter size."""
+    step = 1
+    while -(-n // step) > most:
+        step *= 2
+    return step
 
 
 def sparse_ticks(categories: list[str], every: int) -> dict:

@@ -22,7 +22,7 @@ import numpy as np
 import plotly.graph_objects as go
 from plotly.subplots import make_subplots
 
-from viz.heatmap import as_array, axis_labels, heatmap, sparse_ticks
+from viz.heatmap import as_array, axis_labels, dimension_step, heatmap, sparse_ticks
 from viz.multihead import as_stack, escape_text
 
 
@@ -50,7 +50,7 @@ def activation_heatmap(
         square=False,
         row_title="tokens",
         col_title=feature,
-        xaxis_style=sparse_ticks(dims, 16),
+        xaxis_style=sparse_ticks(dims, dimension_step(len(dims))),
         layout_style=dict(height=max(300, 18 * z.shape[0] + 140)),
     )
     return fig
@@ -128,7 +128,7 @@ def ffn_hidden_figure(
         cols=2,
         column_widths=[0.78, 0.22],
         shared_yaxes=True,
-        horizontal_spacing=0.02,
+        horizontal_spacing=0.05,  # room between the last unit number and "0%"
         subplot_titles=[f"hidden units after {name} ({h.shape[0]} × {h.shape[1]})", f"share {off}"],
     )
     rows, row_ticks = axis_labels(labels)  # every token ticked (Plotly skipped some in presenter mode)

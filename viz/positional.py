@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 import plotly.graph_objects as go
 
-from viz.heatmap import as_array, attention_heatmap, heatmap
+from viz.heatmap import as_array, attention_heatmap, dimension_step, heatmap
 
 
 def pe_heatmap(pe, title: str = "The positional-encoding table", colorscale: str = "RdBu_r") -> go.Figure:
@@ -13,8 +13,8 @@ def pe_heatmap(pe, title: str = "The positional-encoding table", colorscale: str
     z = as_array(pe)
     dims = [f"d{j} ({'sin' if j % 2 == 0 else 'cos'})" for j in range(z.shape[1])]
     positions = [f"pos {p}" for p in range(z.shape[0])]
-    every = max(1, -(-z.shape[0] // 32))
-    # Label every 8th dimension and enough positions to read a row off (every label would overlap).
+    every, step = max(1, -(-z.shape[0] // 32)), dimension_step(z.shape[1])
+    # Label a few dimensions and enough positions to read a row off (every label would overlap).
     fig = heatmap(
         z,
         positions,
@@ -26,8 +26,8 @@ def pe_heatmap(pe, title: str = "The positional-encoding table", colorscale: str
         square=False,
         row_title="position",
         col_title="dimension",
-        xaxis_style=dict(tickmode="array", tickvals=dims[::8], tickangle=0,
-                         ticktext=[f"d{j}" for j in range(0, z.shape[1], 8)]),
+        xaxis_style=dict(tickmode="array", tickvals=dims[::step], tickangle=0,
+                         ticktext=[f"d{j}" for j in range(0, z.shape[1], step)]),
         yaxis_style=dict(tickmode="array", tickvals=positions[::every],
                          ticktext=[str(p) for p in range(0, z.shape[0], every)]),
         layout_style=dict(height=max(360, min(10 * z.shape[0] + 160, 760))),
