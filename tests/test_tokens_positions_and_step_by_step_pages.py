@@ -311,3 +311,14 @@ def test_step_by_step_page_follows_the_first_of_a_repeated_word():
     at.run()
     assert not at.exception, [e.message for e in at.exception]
     assert next(b for b in at.selectbox if b.key.startswith("steps_query_")).value == first
+
+
+def test_presenter_mode_draws_q_k_v_and_z_with_token_labels_a_projector_shows():
+    """In presenter mode Q, K, V and Z each have a row of their own, and their cells grow to fill it:
+    sized for a third of the page, their rows of 32 dimensions left the token labels at 9 px."""
+    from ui.render import PRESENTER_FONT
+    from viz.heatmap import TICK_FONT
+
+    figs = charts(open_page(STEPS, present="1"))
+    for key in ("steps_q", "steps_k", "steps_v", "steps_z"):
+        assert figs[key]["layout"]["yaxis"]["tickfont"]["size"] >= round(TICK_FONT * PRESENTER_FONT), key

@@ -31,6 +31,9 @@ ROLES = {
     "neuron": [live.role("key", "dim"), live.role("key", None, "2"), live.role(None, "dim", "3")],
 }
 
+# Step 1's three projections, one a line: on one line they ran past the formula's column at 1440 px.
+QKV_FORMULA = (r"\begin{aligned} Q &= X W_i^Q + b_i^Q \\ K &= X' W_i^K + b_i^K \\ "
+               r"V &= X' W_i^V + b_i^V \end{aligned}")
 
 def heading(sel: Selection, n_layers: int, n_heads: int) -> str:
     """The attention, layer and head the page shows, in the reader's numbering."""
@@ -155,6 +158,7 @@ def step_figures(model_id: str, text: str, sel: Selection, row: int | None) -> d
         query_labels, key_labels,
         sequential=colors["sequential"], diverging=colors["diverging"], highlight=row,
         context=_context(sel, sel.layer, sel.head), half_width=column_width(2, sel),
+        vectors_alone=sel.presenter,
     )  # fmt: skip
     if not sel.presenter:  # Q, K and V as one figure of three panels (one under another when presenting)
         title = f"Queries, keys and values · {_context(sel, sel.layer, sel.head)}"

@@ -21,11 +21,15 @@ BLOCKED = "−∞ (blocked)"
 QUERY_FRAME = "atlas-query"  # the shape that frames the followed query's row (ui/live.js moves it)
 BLOCKED_COLOUR = "#bbbbbb"
 VECTOR_PLOT_WIDTH = 230  # px: the plot of one of three Q, K, V heatmaps side by side on a wide page
+# px: the same plot when Q, K, V and Z each have a row of their own (presenter mode): at a third of a page
+# their cells, and with them the token labels, stayed at 9 px on a projector
+VECTOR_PLOT_WIDTH_ALONE = 560
 
 
 def vectors_heatmap(values, labels: list[str], title: str, what: str, colorscale: str = "RdBu_r",
-                    layout_style: dict | None = None) -> go.Figure:
-    """One vector per token (T, d_k): rows = tokens, columns = the head's d_k dimensions."""
+                    layout_style: dict | None = None, plot_width: int = VECTOR_PLOT_WIDTH) -> go.Figure:
+    """One vector per token (T, d_k): rows = tokens, columns = the head's d_k dimensions, square cells
+    in a plot about `plot_width` px wide."""
     z = as_array(values)
     bound = symmetric_bound(z)
     fig = heatmap(
@@ -46,14 +50,14 @@ def vectors_heatmap(values, labels: list[str], title: str, what: str, colorscale
                                        yanchor="bottom")),
         extra_margin=dict(b=40),
         layout_style=layout_style,
-        cell=round(_vector_cell(z.shape[1])),
+        cell=round(_vector_cell(z.shape[1], plot_width)),
     )
     return fig
 
 
-def _vector_cell(n_columns: int) -> float:
-    """px per cell of a vectors heatmap: three to a row, its plot is about VECTOR_PLOT_WIDTH px wide."""
-    return min(26.0, max(6.0, VECTOR_PLOT_WIDTH / n_columns))
+def _vector_cell(n_columns: int, plot_width: int = VECTOR_PLOT_WIDTH) -> float:
+    """px per cell of a vectors heatmap whose plot is about `plot_width` px wide."""
+    return min(26.0, max(6.0, plot_width / n_columns))
 
 
 def _panel_height(fig: go.Figure) -> int:
@@ -171,14 +175,16 @@ def _shapes(q, k, v, qk, scores, allowed, masked, pattern, z, query_labels, key_
 def step_figures(q, k, v, qk, scores, allowed, masked, pattern, z, query_labels: list[str],
                  key_labels: list[str], sequential: str = "Blues", diverging: str = "RdBu_r",
                  highlight: int | None = None, context: str = "",
-                 half_width: int | None = None) -> dict[str, go.Figure]:
+                 half_width: int | None = None, vectors_alone: bool = False) -> dict[str, go.Figure]:
     """One figure per step, in order: q, k, v, qk, scores, mask, masked, pattern, z.
 
     Raises ValueError when the shapes do not fit each other or the labels. `highlight` frames one
     query row in every figure whose rows are queries; `context` (e.g. "layer 5, head 1") ends each title
     but the mask's, which is the same for every layer and head. `half_width`: px of the half of the page
-    that the mask and the masked scores share, side by side (None: one under the other).
+    that the mask and the masked scores share, side by side (None: one under the other). `vectors_alone`:
+    Q, K, V and Z each get a row of the page (presenter mode), and cells to fill it.
     """
+    vectors = dict(plot_width=VECTOR_PLOT_WIDTH_ALONE if vectors_alone else VECTOR_PLOT_WIDTH)
     a = _shapes(q, k, v, qk, scores, allowed, masked, pattern, z, query_labels, key_labels)
 
     def titled(title: str) -> str:  # the builders add their subtitle after this
@@ -191,11 +197,11 @@ def step_figures(q, k, v, qk, scores, allowed, masked, pattern, z, query_labels:
 
     return {
         "q": vectors_heatmap(a["q"], query_labels, titled("Q (one row per query)"), "q", diverging,
-                             **framed()),
+                             **framed(), **vectors),
         "k": vectors_heatmap(a["k"], key_labels, titled("K (one row per key)"), "k", diverging,
-                             **framed(False)),
+                             **framed(False), **vectors),
         "v": vectors_heatmap(a["v"], key_labels, titled("V (one row per key)"), "v", diverging,
-                             **framed(False)),
+                             **framed(False), **vectors),
         "qk": scores_heatmap(a["qk"], query_labels, key_labels, titled("Q Kᵀ"),
                              diverging, "q·k", **framed()),
         "scores": scores_heatmap(a["scores"], query_labels, key_labels,
@@ -212,7 +218,7 @@ def step_figures(q, k, v, qk, scores, allowed, masked, pattern, z, query_labels:
                                      titled("softmax: attention weights"),
                                      sequential, **framed()),
         "z": vectors_heatmap(a["z"], query_labels, titled("Z = weights · V (the head's output)"), "z",
-                             diverging, **framed()),
+                             diverging, **framed(), **vectors),
     }
 
 
