@@ -182,11 +182,12 @@ def test_an_own_prefix_appears_in_every_decoder_figure():
     assert_reads(at, ("dec_self", "dec_cross_avg", "dec_cross_heads", "dec_step_self"), pieces)
     # "Next token" starts after the prefix and continues it
     decoded = [t.value for t in at.text if t.value.startswith("Decoder input after")]
-    assert decoded == [f"Decoder input after 0 step(s): {' '.join(pieces)}"]
+    start = f"of Next token from {len(pieces) - 1} token(s) of your own German prefix"
+    assert decoded == [f"Decoder input after 0 step(s) {start}: {' '.join(pieces)}"]
     at.button(key="dec_next").click()
     run(at)
     decoded = next(t.value for t in at.text if t.value.startswith("Decoder input after"))
-    assert decoded.startswith(f"Decoder input after 1 step(s): {' '.join(pieces)} ")
+    assert decoded.startswith(f"Decoder input after 1 step(s) {start}: {' '.join(pieces)} ")
     assert_everywhere(decoder_figures(None, dec="own", prefix=PREFIX), words(pieces[1:]))
 
 

@@ -95,6 +95,9 @@ def test_a_pressed_candidate_is_read_by_every_decoder_figure_and_listed(lm):
     assert_reads(at, FIGURES, expected)
     assert forced_lines(at) == [f"Forced by you: {piece} at position 3."]
     assert decoder_input(at) == expected  # "Next token" goes on after the forced token
+    line = next(t.value for t in at.text if t.value.startswith("Decoder input after"))  # not "0 step(s):"
+    assert line.startswith("Decoder input after 0 step(s) of Next token from 3 token(s) up to the last one ")
+    assert at.button(key="dec_reset").disabled and "Clear the forcing" in at.button(key="dec_reset").help
     *steps, last = at.query_params["force"].split(",")
     assert len(steps) == 2 and not any(s.startswith("~") for s in steps) and last.startswith("~")
     assert lm.tokenizer.id_to_piece(int(last.removeprefix("~"))) == piece

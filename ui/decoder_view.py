@@ -108,6 +108,22 @@ def cross_attention(v: View) -> None:
                         displayed=True)  # fmt: skip
 
 
+RESET_HELP = {None: "Takes back every token Next token appended: the decoder reads <s> alone again.",
+              "own": "Takes back the tokens Next token appended after your own German prefix.",
+              "forced": "Takes back the tokens Next token appended after the last token you forced (the "
+                        "forced ones stay: Clear the forcing takes them back)."}
+STARTS_AFTER = {"own": "of your own German prefix", "forced": "up to the last one you forced"}
+
+
+def input_line(steps: int, started: int, used: str, pieces: list[str]) -> str:
+    """The decoder input "Next token" has reached (`pieces`, `<s>` first) and how: `steps` tokens it
+    appended after `started` tokens that an own prefix or a forcing put there (`used`)."""
+    how = ""
+    if started and used in STARTS_AFTER:  # "after 0 step(s)" alone read wrong beside four tokens read
+        how = f" of Next token from {started} token(s) {STARTS_AFTER[used]}"
+    return f"Decoder input after {steps} step(s){how}: " + " ".join(pieces)
+
+
 def start_words(v: View) -> str:
     """Where "Next token" starts, when not at `<s>`."""
     return {"own": " Here it starts after your own German prefix and continues it.",
@@ -145,8 +161,9 @@ def generating(v: View) -> None:
     next_id = drawn.token_id if drawn else step.next_id
     buttons.button("Next token", key="dec_next", on_click=_append, args=(next_id,),
                    disabled=finished or at_limit, type="primary")  # fmt: skip
-    buttons.button("Reset", key="dec_reset", on_click=_reset, disabled=len(prefix) == len(start))
-    st.text(f"Decoder input after {len(prefix) - len(start)} step(s): " + " ".join(step_tr.tgt_pieces))
+    buttons.button("Reset", key="dec_reset", on_click=_reset, disabled=len(prefix) == len(start),
+                   help=RESET_HELP.get(v.chosen.used, RESET_HELP[None]))
+    st.text(input_line(len(prefix) - len(start), len(start), v.chosen.used, step_tr.tgt_pieces))
     forcing.controls(p.lm, v.context, v.forcing, v.base)
     if finished:
         by_you = v.forcing is not None and v.forcing.ids == tuple(prefix)  # the last forced token ends it
