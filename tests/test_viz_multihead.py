@@ -298,8 +298,21 @@ def test_layer_changes_cosine_and_norms():
     fig = layer_viz.layer_changes(reps, labels(2), ["input", "layer 1", "layer 2"], "t")
     np.testing.assert_allclose(np.asarray(fig.data[0].z), cos.T, atol=1e-6)
     np.testing.assert_allclose(fig.data[1].y, [1.0, np.sqrt(2), 3.0], atol=1e-6)
+    assert (fig.data[0].zmin, fig.data[0].zmax) == (-1.0, 1.0)  # the colours span what was measured
+    close = layer_viz.layer_changes(torch.stack([reps[0], reps[0] * 2, reps[0] + 0.2]), labels(2),
+                                    ["input", "layer 1", "layer 2"], "t")  # cosines 0.98 to 1
+    assert close.data[0].zmin == 0.9 and np.nanmin(np.asarray(close.data[0].z)) >= 0.9
     with pytest.raises(ValueError):
         layer_viz.layer_changes(reps, labels(3), ["input", "layer 1", "layer 2"], "t")
+
+
+def test_eleven_tokens_lines_do_not_look_alike():
+    """Ten colours, then the same colours dashed: the 1st and the 11th token were both plain blue."""
+    a = torch.rand(11, 4)
+    for fig in (layer_viz.stage_norms([("in", a), ("out", a)], labels(11), "t"),
+                layer_viz.layer_changes(torch.stack([a, a]), labels(11), ["input", "layer 1"], "t")):
+        lines = [(t.line.color, t.line.dash) for t in fig.data if t.type == "scatter"]
+        assert len(lines) == 11 == len(set(lines))
 
 
 # ---- viz/decoding.py -----------------------------------------------------------------------------

@@ -18,6 +18,8 @@ Shapes: T positions, D = d_model, F = d_ff, L layers.
 
 from __future__ import annotations
 
+import math
+
 import numpy as np
 import plotly.graph_objects as go
 from plotly.subplots import make_subplots
@@ -63,6 +65,18 @@ def _with_legend(n_tokens: int) -> int:
     return min(900, max(420, 20 * n_tokens + 200))
 
 
+DASHES = ("solid", "dash", "dot", "dashdot")
+DEFAULT_COLORS = ("#1f77b4", "#ff7f0e", "#2ca02c", "#d62728", "#9467bd", "#8c564b", "#e377c2", "#7f7f7f",
+                  "#bcbd22", "#17becf")  # Plotly's own cycle
+
+
+def token_line(t: int, colors: list[str] | None = None) -> dict:
+    """Token `t`'s line: the palette's colours in turn, then again dashed, dotted, …, so that no two
+    tokens of a sentence look alike (with 10 colours, the 1st and 11th token were both blue)."""
+    colors = list(colors or DEFAULT_COLORS)
+    return dict(color=colors[t % len(colors)], dash=DASHES[(t // len(colors)) % len(DASHES)])
+
+
 def vector_norms(values) -> np.ndarray:
     """(T, D) -> (T,) Euclidean length of each token's vector."""
     return np.linalg.norm(as_array(values), axis=1)
@@ -83,14 +97,13 @@ def stage_norms(
     names = [name for name, _ in stages]
     fig = go.Figure()
     for t, label in enumerate(labels):
-        color = colors[t % len(colors)] if colors else None
         fig.add_trace(
             go.Scatter(
                 x=names,
                 y=norms[:, t],
                 mode="lines+markers",
                 name=escape_text(label),
-                line=dict(color=color),
+                line=token_line(t, colors),
                 hovertemplate=f"{escape_text(label)}<br>%{{x}}<br>‖x‖ = %{{y:.3f}}<extra></extra>",
             )
         )
@@ -221,7 +234,8 @@ def layer_changes(
             x=steps,
             y=list(labels),
             colorscale=colorscale,
-            zmin=-1.0,
+            # From the lowest cosine (to a tenth) to 1: on −1 … 1 the usual 0.9-1.0 were one colour
+            zmin=max(-1.0, min(0.9, math.floor(float(np.nanmin(cos)) * 10) / 10)),
             zmax=1.0,
             name="cosine",
             # Right after the heatmap, leaving the rest of the gap to the length panel's axis (with
@@ -233,14 +247,13 @@ def layer_changes(
         col=1,
     )
     for t, label in enumerate(labels):
-        color = colors[t % len(colors)] if colors else None
         fig.add_trace(
             go.Scatter(
                 x=list(layer_names),
                 y=norms[:, t],
                 mode="lines+markers",
                 name=escape_text(label),
-                line=dict(color=color),
+                line=token_line(t, colors),
                 hovertemplate=f"{escape_text(label)}<br>%{{x}}<br>‖x‖ = %{{y:.3f}}<extra></extra>",
             ),
             row=1,
