@@ -74,18 +74,7 @@ show_figure(
 
 st.header("4 · Which tokens look alike?")
 base = embeddings.vocabulary_similarity(p.lm.model_id)  # measured once per model, over its whole vocabulary
-st.markdown(
-    "Cosine similarity compares the direction of two vectors: 1 means the same direction, 0 unrelated, "
-    "−1 opposite. Read it against a baseline: two pieces drawn at random from the whole vocabulary already "
-    f"score **{base.raw:.2f}** on average ({base.pairs:,} random pairs of its {base.rows:,} rows), and the "
-    f"pieces of your sentence {embeddings.raw_mean(trace):.2f}. "
-    "So a high cosine here says little. The rows share one large direction, the **mean row** of the "
-    f"matrix: a typical row's cosine with it is {base.along_mean:.2f}. The same matrix scores every "
-    "vocabulary entry at the output, where a part that all rows share adds the same amount to every "
-    "score and the softmax ignores it, so training has no reason to remove it. Subtract the mean row "
-    f"from every row (*centred* embeddings) and random pairs score **{base.centred:.2f}**: what is left "
-    "is what sets the pieces apart."
-)
+st.markdown(embeddings.baseline_words(base, embeddings.raw_mean(trace)))
 repeat = embeddings.repeated_piece(pieces)
 if repeat:
     st.markdown(

@@ -140,6 +140,11 @@ def test_tokens_page_reads_cosines_against_the_measured_vocabulary_baseline(monk
     text = _similarity_text(at)
     assert "**0.12**" in text and "**0.06**" in text and "0.43" in text
     assert f"**{real.raw:.2f}**" not in text
+    # whether a high cosine says little follows the baseline measured (0.07 on the shipped model)
+    assert ("says little" in text) is False and "close to unrelated" in text
+    monkeypatch.setattr(embeddings, "vocabulary_similarity", lambda model_id: replace(real, raw=0.55))
+    at.run()
+    assert "says little" in _similarity_text(at) and "close to unrelated" not in _similarity_text(at)
 
 
 def test_tokens_page_offers_centred_embeddings_and_a_preset_with_a_repeated_piece():

@@ -27,6 +27,32 @@ def vocabulary_similarity(model_id: str) -> analysis.VocabularySimilarity:
     return analysis.vocabulary_similarity(model_io.by_id(model_id).model.src_embed.lut.weight)
 
 
+# Random pairs of rows scoring this much or more on average: the rows share a large direction, and a high
+# cosine says little (0.55 in the d_model 128 model shipped before; 0.07 in the d_model 256 one).
+SHARED = 0.3
+
+
+def baseline_words(base: analysis.VocabularySimilarity, sentence_mean: float) -> str:
+    """What a cosine is worth on this model, with its numbers: random pairs of vocabulary rows, the
+    sentence's pieces, the shared mean row, and random pairs once it is taken away."""
+    said = ("Cosine similarity compares the direction of two vectors: 1 means the same direction, 0 "
+            "unrelated, −1 opposite. Read it against a baseline: two pieces drawn at random from the whole "
+            f"vocabulary score **{base.raw:.2f}** on average ({base.pairs:,} random pairs of its "
+            f"{base.rows:,} rows), and the pieces of your sentence {sentence_mean:.2f}. ")
+    if base.raw >= SHARED:
+        said += ("So a high cosine here says little. The rows share one large direction, the **mean row** of "
+                 f"the matrix: a typical row's cosine with it is {base.along_mean:.2f}. ")
+    else:
+        said += ("Random pieces are close to unrelated here, so a cosine well above that stands out. The "
+                 "rows still lean a little one way, towards the **mean row** of the matrix (a typical row's "
+                 f"cosine with it is {base.along_mean:.2f}). ")
+    return said + (
+        "The same matrix scores every vocabulary entry at the output, where a part that all rows share adds "
+        "the same amount to every score and the softmax ignores it, so training has no reason to remove it. "
+        f"Subtract the mean row from every row (*centred* embeddings) and random pairs score "
+        f"**{base.centred:.2f}**: what is left is what sets the pieces apart.")
+
+
 def similarity(trace: Trace, compared: int, base: analysis.VocabularySimilarity) -> torch.Tensor:
     """Cosine similarity (S, S) of the source's raw embedding rows, of those rows less the vocabulary's
     mean row (CENTRED), or of the encoder's input E[x]·√d_model + PE(pos) (WITH_POSITIONS)."""
