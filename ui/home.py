@@ -27,6 +27,7 @@ ARCHITECTURE = [
     ("Head inspector", "pages/Head_inspector.py", "what each head does, rollout, switching heads off"),
     ("Worked examples", "pages/Worked_examples.py", "small hand-checkable numbers, Table 1"),
     ("Train it yourself", "pages/Train_it_yourself.py", "train a small model live and watch its attention"),
+    ("Why these choices?", "pages/Why_these_choices.py", "the paper's choices taken away one at a time"),
 ]
 
 
