@@ -63,7 +63,7 @@ link3 = evidence.link(tr3, "making", ("more", "difficult"), layer)
 st.markdown(evidence.verdict(link3, sel, "many heads of layer 5 give *making* most of their attention to "
                                          "*more difficult* at the end of the sentence."))  # fmt: skip
 with figure3:
-    figures.figure3(tr3, link3.anywhere, picker)
+    figures.figure3(tr3, link3.anywhere if link3.found else None, picker)
 
 # ---- Figures 4 and 5 ----------------------------------------------------------------------------
 st.header("Figure 4: anaphora resolution")

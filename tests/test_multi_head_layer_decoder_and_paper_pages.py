@@ -335,6 +335,8 @@ def test_paper_figures_page_can_use_the_sidebar_sentence():
     pieces = page_trace(SENTENCE).src_pieces  # the shipped tokenizer's: "▁cat", or "▁c" "at"
     assert after != before and after[1] == f"1:{pieces[1]}" and pieces[1].startswith("▁c")  # position, piece
     assert charts(at)["paper_fig3_heatmap"]["layout"]["xaxis"]["ticktext"][1] == pieces[1][1:]  # the word
+    # no "making … more difficult" in it: no evidence of the paper's link drawn (the first two words were)
+    assert "paper_fig3_best" in charts(open_page(PAPER_FIGURES)) and "paper_fig3_best" not in charts(at)
 
 
 def test_paper_figures_page_head_finder_numbers_words_as_the_figures_number_tokens():

@@ -39,10 +39,11 @@ def test_a_link_some_head_makes_is_called_present_where_it_is():
     assert evidence.SHOWN <= 0.8 and evidence.verdict(_link(evidence.SHOWN), SEL, "…").count("does show") == 1
 
 
-def test_a_sentence_without_the_figures_words_is_measured_on_its_first_two_words_and_says_so():
+def test_a_sentence_without_the_figures_words_says_there_is_no_link_to_measure():
     trace = model_io.trace(model_io.loaded().model_id, "The cat sat on its mat.", target_ids=())
     said = evidence.figure4_verdicts(trace, SEL, 4)
-    assert len(said) == 1 and "lacks *its* or *Law*" in said[0]  # has "its", not "Law": not measured as if
+    assert len(said) == 1 and "has no *its* and *Law*" in said[0]  # has "its", not "Law": not measured
+    assert "no link of the paper's to measure" in said[0] and "first two words" not in said[0]
     assert "does show" not in said[0] and "0." not in said[0].split("**This model:**")[1]
 
 

@@ -97,8 +97,9 @@ def verdict(found: Link, sel: Selection, paper: str) -> str:
     """
     pair = f"*{found.query}* → *{found.keys}*"
     if not found.found:
-        return (f"**The paper:** {paper} **This model:** your sentence lacks *{found.query}* or "
-                f"*{found.keys}*, so the numbers below measure its first two words instead.")
+        return (f"**The paper:** {paper} **This model:** your sentence has no *{found.query}* and "
+                f"*{found.keys}*, so there is no link of the paper's to measure in it: the figures draw "
+                "the query token you pick.")
     layer = (f"in layer {sel.show_layer(found.layer)} the strongest head ({_where(sel, found.in_layer)}) "
              f"gives {pair} a weight of {found.in_layer.weight:.2f}")
     best = found.anywhere

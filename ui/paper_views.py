@@ -14,7 +14,7 @@ from ui import model as model_io
 from ui import paper as evidence
 from ui.page import Page
 from ui.presets import PRESETS
-from ui.render import column_width, figure_columns, show_figure
+from ui.render import column_width, figure_columns, literal_markdown, show_figure
 from ui.uniform import grid, heads_by_focus, uniform_note
 from ui.url_state import url_widget
 from viz import paper
@@ -52,10 +52,10 @@ class Figures:
     def _weights(self, trace: Trace, layer: int | None = None):
         return trace.attention("encoder", "self", self.layer if layer is None else layer)  # (H, S, S)
 
-    def figure3(self, tr3: Trace, best3: HeadScore, where=None) -> None:
+    def figure3(self, tr3: Trace, best3: HeadScore | None, where=None) -> None:
         """Figure 3: the lines leaving one query token in every head, as a heatmap too, and in the head
-        of the whole encoder with the strongest evidence (`best3`); the query token's picker in `where`
-        (default: above the figures)."""
+        of the whole encoder with the strongest evidence (`best3`; None: the sentence has not the paper's
+        words, and no evidence to draw); the query token's picker in `where` (default: above the figures)."""
         p, sel, head_names, colors = self.p, self.p.sel, self.head_names, self.p.colors["categorical"]
         labels3 = token_labels(tr3.src_pieces, p.sel.pieces)
         weights3 = self._weights(tr3)
@@ -88,6 +88,8 @@ class Figures:
             caption=self.numbering,
         )
         uniform_note(tr3, "encoder", "self", self.layer)
+        if best3 is None:
+            return
         show_figure(
             paper.figure3(
                 self._weights(tr3, best3.layer),
@@ -156,7 +158,8 @@ class Figures:
                     heads=iso_heads,
                 ),
                 key="paper_fig4_bottom",
-                caption=f"Only the lines leaving the query token at position {its_query}. {self.numbering}",
+                caption=f"Only the lines leaving “{literal_markdown(its.text)}” (position {its_query}, "
+                f"counting from 0). {self.numbering}",
             )
             uniform_note(tr4, "encoder", "self", self.layer, iso_heads)
         else:
