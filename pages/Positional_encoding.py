@@ -56,8 +56,9 @@ show_figure(
 st.header("2 · One dimension at a time")
 st.markdown(
     "Each dimension is a wave over the positions. Dimension 0 (a sine) repeats every 2π ≈ 6.3 "
-    f"positions; the wavelength grows with the dimension, up to 10000·2π for the last pair of "
-    f"d_model = {cfg.d_model}. Pick dimensions to compare."
+    f"positions; the wavelength grows with the dimension, up to 2π · 10000^({cfg.d_model - 2}/{cfg.d_model}) "
+    f"≈ 2π · {10000 ** ((cfg.d_model - 2) / cfg.d_model):,.0f} for the last pair of d_model = {cfg.d_model} "
+    "(the paper's range, 2π to 10000 · 2π, is the limit for a wide model). Pick dimensions to compare."
 )
 pair = cfg.d_model // 2 if half else 1  # how far a sine's cosine lies
 url_widget("dims", "pe_dims", positional.first_dims(cfg), list(range(cfg.d_model)), max_items=8)

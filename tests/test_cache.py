@@ -8,6 +8,7 @@ figure payload for the default sentence (at most 1 MB per page, for a school's l
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 
 import pytest
@@ -40,15 +41,31 @@ def fresh_trace(sentence: str):
 
 
 @pytest.fixture(scope="module")
-def drawn_pages() -> dict[str, int]:
-    """Every page drawn once on the default sentence: page -> bytes of its figure specs."""
-    payload = {}
+def drawn() -> dict[str, AppTest]:
+    """Every page drawn once on the default sentence."""
+    runs = {}
     for page in PAGES:
         at = AppTest.from_file(str(ROOT / page), default_timeout=120)
         at.run()
         assert not at.exception, (page, [e.message for e in at.exception])
-        payload[page] = figure_bytes(at)
-    return payload
+        runs[page] = at
+    return runs
+
+
+@pytest.fixture(scope="module")
+def drawn_pages(drawn) -> dict[str, int]:
+    """Page -> bytes of its figure specs."""
+    return {page: figure_bytes(at) for page, at in drawn.items()}
+
+
+def test_every_page_writes_self_attention_and_cross_attention_with_the_hyphen(drawn):
+    """One spelling on every page, as the paper writes them (the head inspector wrote "self attention")."""
+    for page, at in drawn.items():
+        kinds = ("markdown", "caption", "text", "subheader", "header", "info", "success", "warning")
+        said = [e.value for kind in kinds for e in at.get(kind)]
+        said += [c.proto.spec for c in figure_elements(at)]
+        found = [t for t in said if re.search(r"\b(self|cross) attention", str(t))]
+        assert not found, (page, found[:3])
 
 
 def test_every_page_sends_at_most_1_mb_of_figures(drawn_pages):

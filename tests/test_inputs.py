@@ -340,6 +340,7 @@ def test_unknown_only_text_gets_a_notice_naming_the_characters():
     assert [i for i in source.ids if i not in (1, 4)] == [3]  # nothing but <unk>, word starts and EOS
     (notice,) = source.notices
     assert "Nothing in this text is in the model's vocabulary (😀 🎉)" in notice
+    assert "became the unknown token `<unk>`, so" in notice and "bytes" not in notice  # says which
 
 
 def test_partly_unknown_text_counts_characters_and_pieces_apart():
@@ -361,7 +362,7 @@ def test_byte_pieces_count_as_unknown_for_the_notice(tok):
     assert "raw bytes" in notice
     (notice,) = encode_source(tok, "I like 🙂").notices
     assert notice.startswith("The model's vocabulary lacks 1 character of this text (🙂), spelled as 4 "
-                             "pieces")
+                             "pieces: raw bytes (a piece per UTF-8 byte), which")  # says which, not "or"
     (notice,) = encode_source(tok, "Мубро is here").notices  # Cyrillic: 5 letters, 2 bytes each
     assert notice.startswith("The model's vocabulary lacks 5 characters of this text (М у б р о), spelled as "
                              "10 pieces")

@@ -327,3 +327,10 @@ def test_presenter_mode_draws_q_k_v_and_z_with_token_labels_a_projector_shows():
     figs = charts(open_page(STEPS, present="1"))
     for key in ("steps_q", "steps_k", "steps_v", "steps_z"):
         assert figs[key]["layout"]["yaxis"]["tickfont"]["size"] >= round(TICK_FONT * PRESENTER_FONT), key
+
+
+def test_positional_encoding_page_gives_the_last_pairs_wavelength_of_this_d_model():
+    """2π · 10000^(254/256) ≈ 2π · 9,306 at d_model = 256 (by hand: e^(0.9921875 · ln 10000) = 9,306.0);
+    the paper's 10000 · 2π is the limit, which the page said this model reaches."""
+    said = " ".join(m.value for m in open_page(POSITIONS).markdown)
+    assert "up to 2π · 10000^(254/256) ≈ 2π · 9,306 for the last pair of d_model = 256" in said

@@ -81,7 +81,6 @@ def unknown_notice(tokenizer, text: str, ids: list[int]) -> str | None:
 
     Such characters become the unknown piece `<unk>` (one and the same token for all of them) or, with a
     byte-fallback tokenizer, their UTF-8 bytes (`<0xF0>` …, one piece per byte, rarely seen in training).
-    When nothing else is left, the translation and the attention show little about the text.
     """
     unk = getattr(tokenizer, "unk_id", None)
 
@@ -95,11 +94,12 @@ def unknown_notice(tokenizer, text: str, ids: list[int]) -> str | None:
     # Letters and symbols only: the notice is Markdown, and no such character is Markdown syntax.
     shown = [c for c in chars if unicodedata.category(c)[0] in "LSN"]
     examples = f" ({' '.join(shown[:5])}{' …' * (len(shown) > 5)})" if shown else ""
+    n_unk = sum(i == unk for i in ids)  # the rest are bytes: say which the text became, not "or"
+    became = " and ".join(["the unknown token `<unk>`"] * bool(n_unk) + ["raw bytes (a piece per UTF-8 byte)"]
+                          * (n_unknown > n_unk))
     if all(foreign(i) or i in word_start for i in ids):
-        return (f"Nothing in this text is in the model's vocabulary{examples}: everything became the "
-                "unknown token `<unk>` or raw bytes, so the translation and the attention say little about "
-                "what you typed. Type English words to see the model at work.")
+        return (f"Nothing in this text is in the model's vocabulary{examples}: everything became {became}, "
+                "so the translation and the attention say little about what you typed. Type English words.")
     n = sum(c in chars for c in text)  # characters, counted as often as they occur
     return (f"The model's vocabulary lacks {n} character{'s' * (n != 1)} of this text{examples}, spelled as "
-            f"{n_unknown} piece{'s' * (n_unknown != 1)}: the unknown token `<unk>` or raw bytes (a piece per "
-            "byte), which the model rarely saw in training.")
+            f"{n_unknown} piece{'s' * (n_unknown != 1)}: {became}, which the model rarely saw in training.")

@@ -183,7 +183,7 @@ def generating(v: View) -> None:
             figs["topk"],
             key="dec_topk",
             caption=f"Together these {TOP_K} tokens hold {sum(step.top_probs):.1%} of the probability; "
-            f"the rest is spread over the other {p.lm.model.config.vocab_size - TOP_K} tokens of the "
+            f"the rest is spread over the other {p.lm.model.config.vocab_size - TOP_K:,} tokens of the "
             "vocabulary. The highlighted bar is the one greedy decoding appends.",
             displayed=True,
         )

@@ -61,7 +61,7 @@ def head_map(p: Page, sel: Selection, stats: heads.HeadStatistics, statistic: st
     scale = inspector.map_scale(stats, attention, statistic, values)
     fig = viz_inspector.head_map(
         values,
-        f"{statistic} of every head · {inspector.ATTENTION_LABELS[attention]} attention · "
+        f"{statistic} of every head · {inspector.ATTENTION_LABELS[attention]}-attention · "
         f"{len(stats.sentences)} sentences",
         offset=int(sel.one_based),
         roles=[[r.label for r in row] for row in roles],
@@ -147,8 +147,8 @@ def gold_figure(p: Page, sel: Selection, trace: Trace, q_labels: list[str], name
 
 
 def selected_name(sel: Selection) -> str:
-    """The selected attention, layer and head in words ("encoder self attention, layer 2, head 3")."""
-    return (f"{inspector.ATTENTION_LABELS[(sel.stack, sel.kind)]} attention, layer {sel.show_layer()}, "
+    """The selected attention, layer and head in words ("encoder self-attention, layer 2, head 3")."""
+    return (f"{inspector.ATTENTION_LABELS[(sel.stack, sel.kind)]}-attention, layer {sel.show_layer()}, "
             f"head {sel.show_head()}")  # fmt: skip
 
 
@@ -161,7 +161,7 @@ def show_mix(p: Page, sel: Selection, trace: Trace, q_labels: list[str]):
         titles,
         q_labels,
         token_labels(trace.key_pieces(sel.stack, sel.kind), p.sel.pieces),
-        f"{inspector.ATTENTION_LABELS[(sel.stack, sel.kind)]} attention, layer "
+        f"{inspector.ATTENTION_LABELS[(sel.stack, sel.kind)]}-attention, layer "
         f"{sel.show_layer()} ({sel.numbering}), your sentence",
         colorscale=p.colors["sequential"],
     )

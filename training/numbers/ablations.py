@@ -59,7 +59,7 @@ class Variant:
 
 
 VARIANTS: dict[str, Variant] = {
-    "base": Variant("the paper's choices (h = 8, d_k = 8)", "§3", ()),
+    "base": Variant("the paper's choices (h = 8, d_k = d_model/h = 8)", "§3", ()),
     "no-scale": Variant("no 1/√d_k scaling", "§3.2.1", ("--no-scale",)),
     "heads-1": Variant("1 head (d_k = 64)", "§3.2.2, Table 3 A", ("--n-heads", "1")),
     "heads-2": Variant("2 heads (d_k = 32)", "§3.2.2, Table 3 A", ("--n-heads", "2")),
