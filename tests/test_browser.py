@@ -41,12 +41,15 @@ def server(app_server):
 
 @pytest.fixture
 def tab(tabs):
-    """A new tab (its own Streamlit session) that records page errors and dialogs."""
+    """A new tab (its own Streamlit session) that records page errors, dialogs and requests that leave
+    this machine (the app needs no network: a Material icon as the tab's icon was fetched from
+    fonts.gstatic.com)."""
     page = tabs.new_page({"width": 1400, "height": 1000})
-    page.js_errors = []
-    page.dialogs = []
+    page.js_errors, page.dialogs, page.outside = [], [], []
+    local = ("http://127.0.0.1:", "http://localhost:", "data:", "blob:")  # the test servers are local
     page.on("pageerror", lambda err: page.js_errors.append(str(err)))
     page.on("dialog", lambda dialog: (page.dialogs.append(dialog.message), dialog.dismiss()))
+    page.on("request", lambda req: None if req.url.startswith(local) else page.outside.append(req.url))
     try:
         yield page
     finally:
@@ -63,6 +66,7 @@ def assert_clean(tab, what: str) -> None:
     assert errors.count() == 0, f"{what}: error box on the page: {errors.first.inner_text()[:1000]}"
     assert tab.js_errors == [], f"{what}: JavaScript errors: {tab.js_errors}"
     assert tab.dialogs == [], f"{what}: dialogs opened: {tab.dialogs}"
+    assert tab.outside == [], f"{what}: requests that leave this machine: {tab.outside}"
 
 
 def test_pages_were_discovered():
