@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from ui.language import german_evidence, german_note
+from ui.language import german_evidence, german_note, markup_tags
 
 ROOT = Path(__file__).resolve().parents[1]
 TOKENS = str(ROOT / "pages" / "Tokens_and_embeddings.py")  # a quick page that starts from ui.page.setup
@@ -60,3 +60,28 @@ def test_the_page_notes_german_input_and_not_english():
     at.sidebar.text_area(key="atlas_sentence_box").input("I have no time today.").run()
     assert not at.exception, [e.message for e in at.exception]
     assert _notes(at) == []
+
+
+@pytest.mark.parametrize("text, tags", [
+    ("<b>hi</b> there", ["<b>", "</b>"]),
+    ('Click <a href="x.html">here</a> <br/>', ['<a href="x.html">', "</a>", "<br/>"]),
+    ("<script>alert(1)</script>", ["<script>", "</script>"]),
+    ("If a < b and c > d, then 3 <4> 5.", []),  # comparisons are not tags
+    ("I like tea.", []),
+])
+def test_markup_is_found_tag_by_tag(text, tags):
+    assert markup_tags(text) == tags
+
+
+def test_the_page_notes_markup_as_typed_and_draws_none_of_it():
+    """The note names the tags in code spans, so Markdown shows them as typed; English gets no note."""
+    from streamlit.testing.v1 import AppTest
+
+    at = AppTest.from_file(TOKENS, default_timeout=120)
+    at.query_params["s"] = "<b>hi</b> there"
+    at.run()
+    assert not at.exception, [e.message for e in at.exception]
+    (note,) = [i.value for i in at.info if "contains markup" in i.value]
+    assert note.startswith("Your text contains markup (`<b>`, `</b>`).")
+    at.sidebar.text_area(key="atlas_sentence_box").input("Hi there.").run()
+    assert not [i.value for i in at.info if "contains markup" in i.value]

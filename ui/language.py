@@ -1,4 +1,5 @@
-"""A cheap check for German typed into the English sentence box, and the note that says so.
+"""Cheap checks for what is not an English sentence in the English sentence box, and the notes that say
+so: German, and markup (HTML tags).
 
 The model translates English into German; German given to it mostly comes back copied (or garbled),
 which looks like a translation that did nothing. The evidence is deliberately simple and shown to the
@@ -44,3 +45,19 @@ def german_note(evidence: list[str]) -> str:
     return (f"This looks like German ({shown}). The model translates **English into German**: German "
             "typed here mostly comes back copied rather than translated. Type an English sentence, or pick "
             "a preset.")
+
+
+_TAG = re.compile(r"</?[A-Za-z][A-Za-z0-9-]*(?:\s[^<>`]{0,40})?/?>")  # <b>, </p>, <a href="…">, <br/>
+
+
+def markup_tags(text: str) -> list[str]:
+    """The HTML tags in `text` (in order, each once), or []."""
+    return list(dict.fromkeys(_TAG.findall(text)))
+
+
+def markup_note(tags: list[str]) -> str:
+    """One line for the page (Markdown; each tag in a code span, so it shows as typed, never as HTML)."""
+    shown = ", ".join(f"`{t}`" for t in tags[:4])
+    return (f"Your text contains markup ({shown}). The app shows it as typed, never as formatting; the "
+            "model reads it as characters it rarely saw in training, so those parts of the translation mean "
+            "little.")

@@ -63,6 +63,8 @@ def setup(snapshots: bool = False) -> Page:
         st.warning(notice)
     if german := language.german_evidence(src.text):
         st.info(language.german_note(german), icon=":material/translate:")
+    if tags := language.markup_tags(src.text):
+        st.info(language.markup_note(tags), icon=":material/code:")
     if model_io.is_numbers() and not src.empty:
         from tasks.numbers import grammar
 
