@@ -169,6 +169,26 @@ def test_sentence_kept_between_pages(server, tab):
     assert_clean(tab, f"{target.script} after navigation")
 
 
+def test_numbering_anew_keeps_the_heads_a_reader_picked(server, tab):
+    """Heads picked, then numbered from 0 and from 1 again: the picker shows the same heads under their
+    new numbers, and keeps them. The browser kept a choice by its old labels ("8" does not exist from 0)
+    and read it back as other heads, or lost it."""
+    tab.goto(f"{server.url}/Multi_head_attention?heads=1,2,4,5,6,7,8", wait_until="domcontentloaded")
+    wait_idle(tab, TIMEOUT_MS)
+    picker = tab.locator('[data-testid="stMultiSelect"]').filter(has_text="Heads to draw").first
+    chips = lambda: re.findall(r"^\d+$", picker.inner_text(), re.M)  # noqa: E731
+    assert chips() == ["1", "2", "4", "5", "6", "7", "8"]
+    sidebar = tab.locator('[data-testid="stSidebar"]')
+    sidebar.get_by_text("Display").first.click()
+    for numbering in (["0", "1", "3", "4", "5", "6", "7"], ["1", "2", "4", "5", "6", "7", "8"]):
+        sidebar.get_by_text("Number layers and heads from 1").click()
+        wait_idle(tab, TIMEOUT_MS)
+        tab.wait_for_timeout(500)
+        assert chips() == numbering
+    assert _query(tab).get("heads") == "1,2,4,5,6,7,8"
+    assert_clean(tab, "Multi-head attention after numbering from 0 and from 1 again")
+
+
 def test_sidebar_has_home_and_the_sections_and_no_deploy_button(server, tab):
     """The navigation of app.py as a reader sees it; `.streamlit/config.toml` hides the Deploy button."""
     tab.goto(server.url, wait_until="domcontentloaded")

@@ -80,11 +80,15 @@ def url_widget(param: str, key: str, default, options=None, offset: int = 0, low
     its first `max_items` (a multiselect's `max_selections`, a text box's `max_chars`). Returns the value.
     """
     state = st.session_state
+    numbered, was = f"{key}::offset", state.get(f"{key}::offset", offset)
+    state[numbered] = offset
     if key not in state:
         value = decode(st.query_params.get(param), default, options, offset, low, high)
         state[key] = value[:max_items] if isinstance(value, (list, str)) and max_items else value
     elif not _offered(state[key], options):
         state[key] = default
+    elif was != offset:  # numbered anew (0- or 1-based): the browser kept the choice by its old labels and
+        state[key] = state[key]  # read them back as other heads; set anew, it is sent with the new labels
     elif isinstance(state[key], int) and _clamp(state[key], low, high) != state[key]:  # e.g. a shorter output
         state[key] = _clamp(state[key], low, high)
     url_value(param, state[key], default, offset)
