@@ -43,7 +43,14 @@ def heads(n: int, first: int = 1) -> list[str]:
 
 
 def csv_rows(fig: go.Figure) -> list[list[str]]:
-    return list(csv.reader(io.StringIO(figure_csv(fig))))
+    """The CSV's rows; a weights table's with each position and token as one "3:▁cat" again (the file has
+    them in columns of their own: `test_weights_csv_has_a_column_for_each_position_and_token`)."""
+    rows = list(csv.reader(io.StringIO(figure_csv(fig))))
+    if rows and rows[0] == WEIGHTS_HEADER:
+        glue = lambda position, token: f"{position}:{token}" if position else token  # noqa: E731
+        rows = [["layer", "head", "query", "key", "weight"]] + [
+            [r[0], r[1], glue(r[2], r[3]), glue(r[4], r[5]), r[6]] for r in rows[1:]]
+    return rows
 
 
 def line_ends(fig: go.Figure) -> dict[tuple[str, int, int], tuple[float, float]]:
@@ -139,7 +146,7 @@ def test_csv_of_a_heads_grid_is_one_row_per_weight():
     fig = grids.heads_grid(w, labels(4, "q"), labels(5, "k"), heads(3),
                            "encoder self-attention, layer 2 of 6: all 3 heads")
     rows = csv_rows(fig)
-    assert rows[0] == WEIGHTS_HEADER == ["layer", "head", "query", "key", "weight"]
+    assert rows[0] == ["layer", "head", "query", "key", "weight"]
     assert len(rows) - 1 == 3 * 4 * 5  # a row per cell of a head, none for the gaps between them
     panels = grids.panels_meta(fig)
     drawn = grids.split(np.asarray(fig.data[0].z), panels)  # (H, T_q, T_k): each head's panel
@@ -209,7 +216,7 @@ def test_csv_of_a_softmax_heatmap_uses_token_labels_with_positions_as_plain_text
     fig = attention_heatmap(weights, token_labels(pieces), token_labels(pieces),
                             "encoder self-attention, layer 5 of 6, head 3 of 8")
     rows = csv_rows(fig)
-    assert rows[0] == WEIGHTS_HEADER
+    assert rows[0] == ["layer", "head", "query", "key", "weight"]
     assert [r[2] for r in rows[1::3]] == ["0:▁The", "1:▁cat", "2:</s>"]  # not "2:&lt;/s&gt;"
     assert [r[3] for r in rows[1:4]] == ["0:▁The", "1:▁cat", "2:</s>"]
     assert {(r[0], r[1]) for r in rows[1:]} == {("5", "3")}
@@ -240,7 +247,7 @@ def test_csv_of_a_head_view_is_its_lines_weights():
     fig = multihead.head_view(w, q_labels, k_labels, heads(3), COLORS,
                               "encoder self-attention, layer 5 of 6: head view", min_weight=0.2)
     rows = csv_rows(fig)
-    assert rows[0] == WEIGHTS_HEADER
+    assert rows[0] == ["layer", "head", "query", "key", "weight"]
     queries, keys = ["0:▁a", "1:▁b", "2:<s>", "3:▁d"], ["0:▁w", "1:▁x", "2:▁y", "3:▁z"]
     expected = {("5", str(h + 1), queries[q], keys[k]): weight
                 for h, q, k, weight in multihead.head_view_lines(w, min_weight=0.2)}
@@ -264,3 +271,26 @@ def test_csv_of_a_figure_that_is_not_attention_is_unchanged():
     assert figure_csv(fig) == "row \\ column,c,d\r\na,0.5,-2.0\r\nb,0.25,0.75\r\n"
     line = go.Figure(go.Scatter(x=[0, 1], y=[0.5, 1.5], name="loss"))
     assert figure_csv(line) == "trace,x,y,z\r\nloss,0.0,0.5,\r\nloss,1.0,1.5,\r\n"
+
+
+def test_weights_csv_has_a_column_for_each_position_and_token():
+    """The tidy layout a spreadsheet filters on: layer, head, query position, query token, key position,
+    key token, weight; tokens as plain text ("</s>", not "&lt;/s&gt;")."""
+    w = softmax_rows(1, 2, 3)
+    queries, keys = token_labels(["▁The", "</s>"], True), token_labels(["▁a", "▁b", "</s>"], True)
+    fig = attention_heatmap(w[0], queries, keys, "encoder self-attention, layer 5 of 6, head 3")
+    rows = list(csv.reader(io.StringIO(figure_csv(fig))))
+    assert rows[0] == WEIGHTS_HEADER
+    assert WEIGHTS_HEADER == ["layer", "head", "query_position", "query_token", "key_position", "key_token",
+                              "weight"]
+    assert rows[1][:6] == ["5", "3", "0", "▁The", "0", "▁a"]
+    assert rows[-1][:6] == ["5", "3", "1", "</s>", "2", "</s>"]
+    assert float(rows[-1][6]) == float(w[0, 1, 2])
+
+
+def test_a_step_by_step_title_names_its_layer_and_head_short():
+    """ "softmax: attention weights · L5 H1": the step-by-step page's titles; the CSV's layer and head were
+    blank."""
+    w = softmax_rows(1, 2, 2)
+    fig = attention_heatmap(w[0], labels(2), labels(2), "softmax: attention weights · L5 H1")
+    assert {(r[0], r[1]) for r in csv_rows(fig)[1:]} == {("5", "1")}

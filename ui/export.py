@@ -7,14 +7,15 @@ The CSV comes from the figure's own traces, so it holds exactly the numbers draw
 attention weights (a heads grid, the model view, a softmax heatmap: `viz.heatmap.is_weights`; a head
 view: `viz.multihead.head_view_rows`) gives a tidy table instead, one row per weight:
 
-    layer,head,query,key,weight
-    1,1,0:▁The,0:▁The,0.8125
-    1,1,0:▁The,1:▁cat,0.1875
+    layer,head,query_position,query_token,key_position,key_token,weight
+    1,1,0,▁The,0,▁The,0.8125
+    1,1,0,▁The,1,▁cat,0.1875
 
 Layer and head are numbered as the figure shows them (from its trace names, else its title; blank
 where it names none; a panel that is no single head, e.g. "mean of 8 heads", by its name). Query
-and key are the token labels with their positions ("3:▁cat"), as plain text. A head view gives the
-lines it draws (weights of at least its `min_weight`), with their exact weights.
+and key are a position and the token's label, as plain text. A head view gives the lines it draws
+(weights of at least its `min_weight`), with their exact weights; the model view its weights as drawn,
+to whole percents.
 """
 
 from __future__ import annotations
@@ -34,9 +35,10 @@ from viz.heatmap import is_weights
 from viz.labels import plain
 from viz.multihead import LINES_META, head_view_rows, plain_array
 
-WEIGHTS_HEADER = ["layer", "head", "query", "key", "weight"]
+WEIGHTS_HEADER = ["layer", "head", "query_position", "query_token", "key_position", "key_token", "weight"]
 CSV_HELP = {False: "The numbers drawn in this figure.",
-            True: "The attention weights, one row each: layer, head, query, key, weight."}
+            True: "The attention weights, one row each: layer, head, query position and token, key position "
+                  "and token, weight."}
 
 
 def figure_html(fig: go.Figure) -> str:
@@ -45,13 +47,20 @@ def figure_html(fig: go.Figure) -> str:
 
 
 def _number(value) -> str:
-    """One CSV cell: numbers exactly (repr round-trips), labels as text, no value as blank."""
+    """One CSV cell: numbers exactly (repr round-trips), labels as plain text (a figure's "&lt;/s&gt;" as
+    "</s>"), no value as blank."""
     if value is None:
         return ""
     if isinstance(value, numbers.Real) and not isinstance(value, bool):
         number = float(value)
         return "" if math.isnan(number) else repr(number)
-    return str(value)
+    return plain(str(value))
+
+
+def _position_and_token(label: str) -> list[str]:
+    """ "3:▁cat" -> ["3", "▁cat"]; a label without a position (a row per head) -> ["", label]."""
+    position, colon, token = label.partition(":")
+    return [position, token] if colon and position.isdigit() else ["", label]
 
 
 def _column(values) -> list:
@@ -66,13 +75,14 @@ def _token(label, position: int) -> str:
 
 
 def _numbered(text, word: str) -> str:
-    """The number after `word` in a name or title as shown ("layer 5 of 6" -> "5"); "" if none.
+    """The number after `word` in a name or title as shown ("layer 5 of 6", "L5" -> "5"); "" if none.
 
     Markup is dropped first (a wrapped title reads "layer <br>5"), and a subtitle is not read."""
     if not text:
         return ""
     text = re.sub(r"<sup>.*?</sup>", "", str(text), flags=re.S)
-    found = re.search(rf"\b{word} (-?\d+)\b", re.sub(r"<[^>]*>", "", text))
+    short = word[0].upper()  # "L5 H1", as the step-by-step page's titles name them
+    found = re.search(rf"\b(?:{word} |{short})(-?\d+)\b", re.sub(r"<[^>]*>", "", text))
     return found.group(1) if found else ""
 
 
@@ -172,7 +182,9 @@ def figure_csv(fig: go.Figure) -> str:
     table = weights_rows(fig)
     if table is not None:
         writer.writerow(WEIGHTS_HEADER)
-        writer.writerows([*row[:4], _number(row[4])] for row in table)
+        split = _position_and_token
+        writer.writerows([layer, head, *split(query), *split(key), _number(weight)]
+                         for layer, head, query, key, weight in table)
         return out.getvalue()
     traces = list(fig.data)
     if len(traces) == 1 and traces[0].type == "heatmap":
