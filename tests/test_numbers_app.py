@@ -95,6 +95,20 @@ def test_switching_models_gives_the_new_model_a_sentence_it_knows(ids):
     assert ids["translation"] in model_caption(at) and "model" not in at.query_params
 
 
+def test_back_from_the_numbers_model_a_layer_nobody_chose_is_the_paper_s_layer_5_again():
+    """The numbers model has 3 layers: its last stands in for layer 5; back on the 6-layer model the layer
+    was left at 3. A layer the reader chose stays (within the model's layers)."""
+    at = open_page(ROOT / "pages" / "Multi_head_attention.py")
+    assert at.slider(key="atlas_layer").value == 5
+    for name, layer in (("numbers", 3), ("translation", 5)):
+        at.selectbox(key="atlas_model_picker").set_value(name).run()
+        assert not at.exception and at.slider(key="atlas_layer").value == layer
+        assert at.query_params["layer"] == str(layer)
+    at.slider(key="atlas_layer").set_value(2).run()  # chosen: kept on the other model too
+    at.selectbox(key="atlas_model_picker").set_value("numbers").run()
+    assert at.slider(key="atlas_layer").value == 2
+
+
 def test_decoder_page_draws_the_crossing_gold_alignment_and_its_agreement():
     at = open_page(ROOT / "pages" / "Decoder_and_generation.py", model="numbers", s="forty-two")
     chart = next(e for e in at.get("plotly_chart") if e.proto.id.endswith("dec_cross_avg"))
