@@ -49,6 +49,8 @@ def _stop() -> None:
 status = coordinator.status(me)
 caps = status.caps
 row = control_columns([4, 1, 1], vertical_alignment="bottom")  # presenter mode: one line, room for the loss
+if "lt_kind" not in st.session_state and status.kind in TASKS:  # back on the page: the task of this tab's run
+    st.session_state["lt_kind"] = status.kind
 kind = row[0].radio("Task", list(TASKS), format_func=TASKS.get, horizontal=True, key="lt_kind",
                     disabled=status.active)
 left, right = row[1:] if p.sel.presenter else st.columns([1, 1, 5])[:2]
@@ -68,7 +70,7 @@ def _message(now: live_train.Status) -> None:
         )
     elif now.state == live_train.RUNNING:
         st.info(f"Training on the server's CPU: step {now.step:,}, {now.seconds:.0f} s.")
-    elif now.state == live_train.FINISHED:
+    elif now.state == live_train.FINISHED and now.kind == kind:  # the figures show this run
         text = views.ending(now)
         (st.success if now.reason == live_train.SOLVED else st.info)(text)
     elif now.busy:

@@ -318,6 +318,7 @@ def test_page_before_training_shows_the_untrained_model_and_says_it_is_near_unif
 def test_page_trains_a_few_steps_and_stops():
     at = _open()
     try:
+        at.radio(key="lt_kind").set_value("copy").run()  # not the default task: the page must keep it
         at.button(key="lt_train").click().run()
         assert not at.exception, [e.message for e in at.exception]
         assert at.button(key="lt_train").disabled and not at.button(key="lt_stop").disabled
@@ -340,6 +341,17 @@ def test_page_trains_a_few_steps_and_stops():
         assert any("You stopped the run" in t for t in _texts(at, "info")), _texts(at, "info")
         assert not at.button(key="lt_train").disabled
         assert not at.exception, [e.message for e in at.exception]
+        # the other task shows its untrained model, and no word of this run beside it
+        at.radio(key="lt_kind").set_value("reverse").run()
+        assert not any("You stopped the run" in t for t in _texts(at, "info")), _texts(at, "info")
+        assert {m.label: m.value for m in at.metric}["Step"] == "0"
+        # the tab leaves the page and comes back: its session, but no widget state (Streamlit forgets the
+        # widgets of a page not drawn); the task shown is its run's, with the run's ending
+        back = AppTest.from_file(PAGE, default_timeout=120)
+        back.session_state[live_train_views.OWNER_KEY] = at.session_state[live_train_views.OWNER_KEY]
+        back.run()
+        assert back.radio(key="lt_kind").value == "copy"
+        assert any("You stopped the run" in t for t in _texts(back, "info")), _texts(back, "info")
     finally:
         _stop_everything(at)
 
