@@ -134,6 +134,8 @@ def test_the_verdict_follows_the_numbers():
     assert ablations.outcome(base, fake(80.0))[0] == "worse"
     assert ablations.outcome(base, fake(80.0, spread=30.0))[0] == "same"
     assert "not what the paper reports" in ablations.verdict(base, fake(100.0 + 5), "worse")
+    # the difference is that of the numbers shown: 99.3 against 99.5 is -0.2, not -0.1 (99.34 - 99.46)
+    assert "(-0.2 points)" in ablations.verdict(fake(99.46), fake(99.34), "same")
 
 
 def test_the_page_states_the_shipped_numbers():
@@ -188,5 +190,6 @@ def test_the_learning_speed_is_judged_where_the_base_is_half_way():
     slow["learning"] = {"300": {"mean": 2.0, "spread": 1.0}, "600": {"mean": 60.0, "spread": 3.0}}
     assert ablations.learning_outcome(base, slow) == ("600", "worse", 95.0, 60.0)
     text = ablations.verdict(base, slow, "worse")
-    assert "after 600 steps it had 60.0% right against 95.0%" in text and "how fast" in text
+    assert "after 600 steps it had 60.0% right against 95.0% (noise between seeds: ±3.0)" in text
+    assert "how fast" in text
     assert ablations.learning_outcome(fake(99.0), slow) is None  # no curve for the base: no claim

@@ -164,6 +164,7 @@ def verdict(base: dict, variant: dict, expect: str) -> str:
         f"{variant.get('steps', '?')} steps each); the last decoder layer's cross-attention points at the "
         f"right English word for {av:.0f}% of the German pieces against {ab:.0f}%."
     )
+    diff = round(v, 1) - round(b, 1)  # of the numbers shown, so that a reader's subtraction agrees
     if result == "same":
         found = f"The difference ({diff:+.1f} points) is within the noise (±{margin:.1f} points)."
     else:
@@ -172,10 +173,11 @@ def verdict(base: dict, variant: dict, expect: str) -> str:
     pace = ""
     if speed is not None:
         step, fast, lb, lv = speed
+        noise = compare(base["learning"][step], variant["learning"][step])[2]
         how = {"worse": "more slowly than", "same": "as fast as", "better": "faster than"}[fast]
         pace = (
-            f" Learning speed: after {step} steps it had {lv:.1f}% right against {lb:.1f}%: it learned "
-            f"{how} the paper's model."
+            f" Learning speed: after {step} steps it had {lv:.1f}% right against {lb:.1f}% (noise between "
+            f"seeds: ±{noise:.1f}): it learned {how} the paper's model."
         )
     if result == expect:
         agree = "This agrees with the paper."
