@@ -12,7 +12,7 @@ intro(
     "Press **Train** and a brand-new Transformer, with the same code as the big model (encoder, decoder, "
     "Adam with warm-up, label smoothing) but tiny (2 layers, 4 heads, d_model 64), learns one job on the "
     "server's CPU while you watch: write a row of letters backwards (or copy it). Every step shows it 64 "
-    "new random rows. It starts knowing nothing; in about a minute it gets nearly every row right, and "
+    "new random rows. It starts knowing nothing; in well under a minute it gets nearly every row right, and "
     "its encoder-decoder attention turns from a grey fog into a sharp line: to write its first letter "
     "the decoder must look at the last letter of the source, then the one before, and so on.",
     sentence=False,  # this model reads letters: no box for the sentence
