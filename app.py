@@ -9,8 +9,6 @@ run on a server starts the warm-up (`ui.warm`).
 
 from __future__ import annotations
 
-from pathlib import Path
-
 import streamlit as st
 
 # ui.lecture: Streamlit and ui.state only; ui.navigation: Streamlit only; ui.warm: the standard library
@@ -62,9 +60,7 @@ LECTURE_PATH = [
     "Paper_figures", "Head_inspector",
 ]
 
-# The tab's icon before the navigation's: the browser would take a page's Material icon for the tab, and
-# fetch it from fonts.gstatic.com (the app needs no network). The same file as `ui.frame.FAVICON`.
-st.set_page_config(page_icon=str(Path(__file__).parent / "ui" / "favicon.png"))
+st.set_page_config(page_icon=navigation.FAVICON)  # before the navigation (ui.navigation.FAVICON)
 try:
     page = st.navigation(navigation.pages(SECTIONS), expanded=True)  # this run's copies of the pages
     lecture.arrive(page.url_path, lecture.steps(SECTIONS, LECTURE_PATH))

@@ -66,7 +66,8 @@ def assert_clean(tab, what: str) -> None:
     assert errors.count() == 0, f"{what}: error box on the page: {errors.first.inner_text()[:1000]}"
     assert tab.js_errors == [], f"{what}: JavaScript errors: {tab.js_errors}"
     assert tab.dialogs == [], f"{what}: dialogs opened: {tab.dialogs}"
-    assert tab.outside == [], f"{what}: requests that leave this machine: {tab.outside}"
+    outside = getattr(tab, "outside", [])  # recorded by this module's tabs (`tab`)
+    assert outside == [], f"{what}: requests that leave this machine: {outside}"
 
 
 def test_pages_were_discovered():
