@@ -16,7 +16,7 @@ import numpy  # noqa: F401  (see HEAVY_IMPORTS)
 import streamlit as st
 
 from transformer.config import TransformerConfig
-from ui import legacy_pages, navigation, state
+from ui import legacy_pages, state
 
 MODEL_DIR = Path(os.environ.get("ATLAS_MODEL_DIR", Path(__file__).resolve().parents[1] / "pretrained"))
 SHIPPED_MODELS = {
@@ -89,14 +89,14 @@ def header(title: str, icon: str, plotly_now: bool = True) -> None:
     """Page config (once per run, before any other element), the page's title and, with `plotly_now`,
     the hidden chart that has the browser load Plotly's script (`load_plotly`) while the page computes.
     `icon` is the page's Material icon as the navigation shows it (tests/test_navigation.py holds the two
-    equal); the browser tab shows `ui.navigation.FAVICON`.
+    equal); the browser tab shows `ui.navigation.FAVICON`, which app.py sets before every page.
 
     Presenter mode starts with the sidebar folded away: on a 1024-px projector it took a third of the
     width, and the figures were drawn in what was left. Streamlit applies the setting when it changes
     (presenter mode switched on), so a sidebar the presenter opens again stays open.
     """
     legacy_pages.leave_legacy_mode()  # a deep link opened first on a fresh server
-    st.set_page_config(page_title=f"{title} · Attention Atlas", page_icon=navigation.FAVICON, layout="wide",
+    st.set_page_config(page_title=f"{title} · Attention Atlas", layout="wide",
                        initial_sidebar_state="collapsed" if state.presenter() else "auto")
     st.title(title)
     if plotly_now:

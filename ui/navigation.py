@@ -22,7 +22,7 @@ import streamlit as st
 # The browser tab's icon (a 4 x 4 attention pattern in blues, 32 px). A Material icon as the tab's icon
 # (a page's own, which the navigation draws from Streamlit's bundled font) is fetched from
 # fonts.gstatic.com, and the app needs no network: app.py sets this before the navigation, whose page
-# icons the browser would otherwise take for the tab, and every page's header again.
+# icons the browser would otherwise take for the tab.
 FAVICON = str(Path(__file__).with_name("favicon.png"))
 
 KEY = "atlas_pages"  # session state: file -> this run's Page, written by app.py before the page runs

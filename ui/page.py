@@ -50,11 +50,12 @@ def setup(snapshots: bool = False) -> Page:
     lm = model_io.loaded(snapshots_allowed=snapshots)
     cfg = lm.model.config
     sel = state.current(cfg.n_layers, cfg.n_heads)
-    layer = sel.layer if "layer" in sel.chosen else min(state.Selection.layer, cfg.n_layers - 1)
-    if (layer, sel.head) != (sel.layer, sel.head) or sel.layer >= cfg.n_layers or sel.head >= cfg.n_heads:
-        # chosen on a model with more of them; a layer the reader never chose is the model's default
-        # (back from the numbers model's 3 layers, the paper's layer 5 again, not 3)
-        sel = replace(sel, layer=min(layer, cfg.n_layers - 1), head=min(sel.head, cfg.n_heads - 1))
+    # Within the model's layers and heads (chosen on a model with more of them); a layer the reader never
+    # chose is the model's default (back from the numbers model's 3 layers, the paper's layer 5 again)
+    layer = min(sel.layer if "layer" in sel.chosen else state.Selection.layer, cfg.n_layers - 1)
+    head = min(sel.head, cfg.n_heads - 1)
+    if (layer, head) != (sel.layer, sel.head):
+        sel = replace(sel, layer=layer, head=head)
         st.session_state[state.KEY] = sel
     sel = sidebar(sel, lm)
     styles(sel)

@@ -35,6 +35,7 @@ ROLES = {
 QKV_FORMULA = (r"\begin{aligned} Q &= X W_i^Q + b_i^Q \\ K &= X' W_i^K + b_i^K \\ "
                r"V &= X' W_i^V + b_i^V \end{aligned}")
 
+
 def heading(sel: Selection, n_layers: int, n_heads: int) -> str:
     """The attention, layer and head the page shows, in the reader's numbering."""
     return (

@@ -80,8 +80,8 @@ def url_widget(param: str, key: str, default, options=None, offset: int = 0, low
     its first `max_items` (a multiselect's `max_selections`, a text box's `max_chars`). Returns the value.
     """
     state = st.session_state
-    numbered, was = f"{key}::offset", state.get(f"{key}::offset", offset)
-    state[numbered] = offset
+    numbered = f"{key}::offset"  # the numbering the widget was last drawn with
+    was, state[numbered] = state.get(numbered, offset), offset
     if key not in state:
         value = decode(st.query_params.get(param), default, options, offset, low, high)
         state[key] = value[:max_items] if isinstance(value, (list, str)) and max_items else value

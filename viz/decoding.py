@@ -179,16 +179,17 @@ def beam_rows(beam: list[dict]) -> list[dict]:
     The length is the one the penalty divides by: the tokens and the `</s>` that ended them (an
     unfinished candidate, cut at the length limit, has none).
     """
+    ended = [bool(cand.get("finished", True)) for cand in beam]
     return [
         {
             "rank": i + 1,
             "translation": cand["text"],
-            LENGTH: len(cand["ids"]) + int(bool(cand.get("finished", True))),
+            LENGTH: len(cand["ids"]) + int(end),
             "log P": round(float(cand["log_prob"]), 4),
             "score = log P / lp": round(float(cand["score"]), 4),
-            "ended with </s>": bool(cand.get("finished", True)),
+            "ended with </s>": end,
         }
-        for i, cand in enumerate(beam)
+        for i, (cand, end) in enumerate(zip(beam, ended, strict=True))
     ]
 
 
